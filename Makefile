@@ -1,0 +1,35 @@
+# Makefile: the two set-up commands of the README, wrapping CMake.
+#   make run    installs what is missing, builds, runs scenes/dam_break_2d.cfg
+#   make test   installs what is missing, builds, runs every test through ctest
+BUILD      ?= build
+SCENE      ?= scenes/dam_break_2d.cfg
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+
+# Debian 12 / Ubuntu 24.04 packages the build and the tests need.
+DEB_PACKAGES = build-essential cmake pkg-config libhdf5-dev libconfig-dev libcmocka-dev \
+               python3-h5py python3-numpy
+
+.PHONY: all deps configure build run test clean
+
+all: build
+
+deps:
+	@bash tools/install-deps.sh $(DEB_PACKAGES)
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+
+configure: deps $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/sluice run $(SCENE)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,329 @@
+/* cli.c: argument parsing and the run, check and info commands. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include "backend.h"
+#include "engine.h"
+#include "scene.h"
+#include "scene_build.h"
+#include "sim.h"
+#ifdef SLUICE_HAVE_CUDA
+#include "gpu/gpu_info.h"
+#endif
+
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef SLUICE_VERSION
+#define SLUICE_VERSION "unknown"
+#endif
+
+static const char usage_main[] =
+    "usage: sluice COMMAND [OPTIONS]\n"
+    "\n"
+    "Particle fluid simulator for free-surface flows (WCSPH; MPS to come).\n"
+    "\n"
+    "commands:\n"
+    "  run SCENE.cfg     run a scene, writing HDF5 snapshots and an XDMF index\n"
+    "  check SCENE.cfg   validate a scene and print its derived numbers, without running\n"
+    "  info              version, precision, backends, threads, CUDA devices\n"
+    "\n"
+    "'sluice COMMAND --help' describes a command. Exit status: 0 success, 1 runtime failure,\n"
+    "2 bad usage or invalid scene (nothing written), 130/143 stopped by SIGINT/SIGTERM.\n";
+
+static const char usage_run[] =
+    "usage: sluice run SCENE.cfg [--out DIR] [--until T] [--steps N] [--backend cpu|cuda|auto]\n"
+    "                  [--threads N] [--quiet]\n"
+    "\n"
+    "Runs the scene and writes snapshots (one HDF5 file per output time) and snapshots.xmf,\n"
+    "which ParaView opens with File > Open.\n"
+    "\n"
+    "  --out DIR       output directory (default: the scene's output.directory)\n"
+    "  --until T       stop at simulated time T seconds (default: simulation.end_time)\n"
+    "  --steps N       stop after N time steps\n"
+    "  --backend B     cpu, cuda or auto (default auto: the fastest compiled backend)\n"
+    "  --threads N     OpenMP threads for the CPU backend (default: OMP_NUM_THREADS or all cores)\n"
+    "  --quiet         no progress output\n"
+    "\n"
+    "Ctrl-C stops after the current step and writes a final snapshot (exit status 130).\n";
+
+static const char usage_check[] =
+    "usage: sluice check SCENE.cfg [--backend cpu|cuda|auto] [--threads N]\n"
+    "\n"
+    "Validates the scene and prints the derived numbers: particles per kind, spacing, smoothing\n"
+    "length and interaction radius, neighbour cells, first time step, memory. Writes nothing.\n";
+
+static const char usage_info[] =
+    "usage: sluice info\n"
+    "\n"
+    "Prints the version, the precision of 'real', the compiled backends and schemes, the OpenMP\n"
+    "threads and the CUDA devices.\n";
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "sluice%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see 'sluice%s%s --help')\n", cmd ? " " : "", cmd ? cmd : "");
+    return SL_ERR_INPUT;
+}
+
+static int is_help(const char *a)
+{
+    return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
+}
+
+/* Common options of run and check. */
+typedef struct cli_options {
+    const char *scene;
+    const char *out_dir;
+    const char *backend;
+    double until;
+    long steps;
+    int threads;
+    int quiet;
+} cli_options;
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* Parses argv[2..]; `allowed` lists the options the command takes. Returns SL_OK, SL_ERR_INPUT,
+ * or -1 when --help was printed. */
+static int parse_options(const char *cmd, const char *usage, const char *allowed, int argc, char **argv,
+                         cli_options *o)
+{
+    memset(o, 0, sizeof o[0]);
+    o->until = -1;
+    o->steps = -1;
+    o->backend = "auto";
+    for (int k = 2; k < argc; ++k) {
+        const char *a = argv[k];
+        if (is_help(a)) {
+            fputs(usage, stdout);
+            return -1;
+        }
+        if (a[0] == '-' && a[1] == '-') {
+            if (!strstr(allowed, a))
+                return usage_error(cmd, "unknown option '%s'", a);
+            int needs_value = strcmp(a, "--quiet") != 0;
+            if (needs_value && k + 1 >= argc)
+                return usage_error(cmd, "option '%s' needs a value", a);
+            const char *v = needs_value ? argv[++k] : NULL;
+            long lv;
+            if (strcmp(a, "--out") == 0) {
+                if (!*v)
+                    return usage_error(cmd, "--out needs a directory name%s", "");
+                o->out_dir = v;
+            } else if (strcmp(a, "--until") == 0) {
+                if (!parse_double(v, &o->until) || o->until < 0)
+                    return usage_error(cmd, "--until '%s' is not a time >= 0 in seconds", v);
+            } else if (strcmp(a, "--steps") == 0) {
+                if (!parse_long(v, 0, 1000000000000L, &o->steps))
+                    return usage_error(cmd, "--steps '%s' is not a whole number >= 0", v);
+            } else if (strcmp(a, "--backend") == 0) {
+                o->backend = v;
+            } else if (strcmp(a, "--threads") == 0) {
+                if (!parse_long(v, 1, 4096, &lv))
+                    return usage_error(cmd, "--threads '%s' is not a whole number in 1..4096", v);
+                o->threads = (int)lv;
+            } else if (strcmp(a, "--quiet") == 0) {
+                o->quiet = 1;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error(cmd, "unknown option '%s'", a);
+        } else if (!o->scene) {
+            o->scene = a;
+        } else {
+            return usage_error(cmd, "unexpected argument '%s'", a);
+        }
+    }
+    if (!o->scene)
+        return usage_error(cmd, "missing the scene file%s", "");
+    if (o->threads > 0)
+        omp_set_num_threads(o->threads);
+    return SL_OK;
+}
+
+/* Loads the scene and creates the simulation; prints the error and returns its status on failure. */
+static int open_scene(const cli_options *o, scene *sc, sim *s)
+{
+    sl_err err;
+    const backend *be;
+    int rc = backend_select(o->backend, &be, &err);
+    if (rc) {
+        fprintf(stderr, "sluice: %s\n", err.msg);
+        return rc;
+    }
+    rc = scene_load(sc, o->scene, &err);
+    if (rc) {
+        fprintf(stderr, "%s\n", err.msg);
+        return rc;
+    }
+    rc = sim_create(s, sc, be, &err);
+    if (rc) {
+        fprintf(stderr, "%s\n", err.msg);
+        scene_free(sc);
+    }
+    return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    cli_options o;
+    int rc = parse_options("run", usage_run, "--out --until --steps --backend --threads --quiet", argc, argv, &o);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    scene sc;
+    sim s;
+    rc = open_scene(&o, &sc, &s);
+    if (rc)
+        return rc;
+    if (!o.quiet)
+        fprintf(stderr, "sluice: %s: %zu particles (%zu fluid), %s on %s with %d threads\n", sc.path, s.p.n,
+                particles_count_type(&s.p, PT_FLUID), sc.method, s.be->name, omp_get_max_threads());
+    run_options ro = {o.out_dir, o.until, o.steps, o.quiet};
+    run_summary sum;
+    sl_err err;
+    rc = engine_run(&s, &ro, &sum, &err);
+    if (rc == SL_OK || rc == SL_INTERRUPTED) {
+        printf("sluice: %s after %ld steps at t = %.6g s in %.1f s (%.3g particle-steps/s)\n",
+               rc == SL_OK ? "finished" : "stopped by signal", sum.steps, sum.sim_time, sum.wall_seconds,
+               sum.particle_steps_per_second);
+        printf("output: %s (%d snapshots); open %s in ParaView\n", sum.out_dir, sum.snapshots, sum.xdmf);
+    } else {
+        fprintf(stderr, "sluice: %s\n", err.msg);
+    }
+    sim_free(&s);
+    scene_free(&sc);
+    if (rc == SL_INTERRUPTED)
+        return 128 + sum.signal;
+    return rc;
+}
+
+static void print_bytes(const char *label, double b)
+{
+    const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024 && u < 4) {
+        b /= 1024;
+        ++u;
+    }
+    printf("%-16s%.3g %s", label, b, unit[u]);
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    cli_options o;
+    int rc = parse_options("check", usage_check, "--backend --threads", argc, argv, &o);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    scene sc;
+    sim s;
+    rc = open_scene(&o, &sc, &s);
+    if (rc)
+        return rc;
+    const sim_params *P = &s.P;
+    const nbr_grid *g = &s.g;
+    const char *ax = "xyz";
+    printf("%-16s%s: valid\n", "scene", sc.path);
+    printf("%-16s%s (%s), %dD, %s backend\n", "method", s.sch->name, s.sch->description, sc.dim, s.be->name);
+    printf("%-16s%zu (fluid %zu, wall %zu, obstacle %zu)\n", "particles", s.p.n,
+           particles_count_type(&s.p, PT_FLUID), particles_count_type(&s.p, PT_WALL),
+           particles_count_type(&s.p, PT_OBSTACLE));
+    printf("%-16s%g m\n", "spacing", sc.dp);
+    printf("%-16sh = %g m (%g dp), %s kernel, interaction radius %g m\n", "smoothing", (double)P->h,
+           sc.h_factor, scene_kernel_name(sc.kernel), (double)P->r_max);
+    printf("%-16s%g m/s", "sound speed", (double)P->c0);
+    if (sc.sound_speed <= 0)
+        printf(" (%g sqrt(|g| H), H = %g m)", sc.sound_speed_coef, s.fluid_height);
+    printf("\n%-16s", "domain");
+    for (int a = 0; a < sc.dim; ++a)
+        printf("%s%c [%g, %g]", a ? ", " : "", ax[a], s.domain_min[a], s.domain_max[a]);
+    printf(" m\n%-16s%lld (", "cells", (long long)g->ncells);
+    for (int a = 0; a < sc.dim; ++a)
+        printf("%s%d", a ? " x " : "", g->nc[a]);
+    printf(" with margins), width %g m, ndiv %d: %d runs of %d cells per particle\n", (double)g->cell_width,
+           g->ndiv, g->view.nruns, 2 * g->ndiv + 1);
+    double dt = s.sch->time_step(&s);
+    printf("%-16s%.4g s at the start (CFL %g); about %.3g steps to t = %g s\n", "time step", dt, sc.cfl,
+           dt > 0 ? sc.end_time / dt : 0.0, sc.end_time);
+    int nsnap = (int)floor(sc.end_time / sc.out_interval + 1e-9) + 1;
+    printf("%-16s%s every %g s (about %d snapshots)\n", "output", sc.out_dir, sc.out_interval, nsnap);
+    double bytes = (double)sim_memory_bytes(&s);
+    print_bytes("memory", bytes);
+    printf(" (%.0f bytes per particle)\n", s.p.n ? bytes / (double)s.p.n : 0.0);
+    sim_free(&s);
+    scene_free(&sc);
+    return SL_OK;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+    for (int k = 2; k < argc; ++k) {
+        if (is_help(argv[k])) {
+            fputs(usage_info, stdout);
+            return 0;
+        }
+        return usage_error("info", "unexpected argument '%s'", argv[k]);
+    }
+    printf("sluice %s\n", SLUICE_VERSION);
+    printf("precision:       %s (sizeof(real) = %zu)\n", REAL_NAME, sizeof(real));
+    printf("backends:        %s\n", backend_compiled());
+    printf("schemes:         %s\n", scheme_names());
+    printf("OpenMP threads:  %d (of %d processors)\n", omp_get_max_threads(), omp_get_num_procs());
+#ifdef SLUICE_HAVE_CUDA
+    char buf[4096];
+    int n = gpu_describe_devices(buf, sizeof buf);
+    printf("CUDA devices:    %d\n%s", n, buf);
+#else
+    printf("CUDA devices:    not built with CUDA\n");
+#endif
+    return 0;
+}
+
+int cli_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_main, stderr);
+        return SL_ERR_INPUT;
+    }
+    const char *cmd = argv[1];
+    if (is_help(cmd)) {
+        fputs(usage_main, stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("sluice %s\n", SLUICE_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc, argv);
+    if (strcmp(cmd, "check") == 0)
+        return cmd_check(argc, argv);
+    if (strcmp(cmd, "info") == 0)
+        return cmd_info(argc, argv);
+    return usage_error(NULL, "unknown command '%s'", cmd);
+}

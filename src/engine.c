@@ -1,0 +1,120 @@
+/* engine.c: the time loop shared by every scheme and backend. */
+#define _POSIX_C_SOURCE 200809L
+#include "engine.h"
+
+#include "io/snapshot.h"
+#include "progress.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+static volatile sig_atomic_t stop_signal = 0;
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+/* Derived numbers stored with every snapshot. */
+static int snapshot_write(io_series *series, sim *s, sl_err *err)
+{
+    if (s->sch->prepare_output)
+        s->sch->prepare_output(s);
+    static const char *const names[] = {"derived.smoothing_length", "derived.interaction_radius",
+                                        "derived.sound_speed", "derived.particle_mass",
+                                        "derived.particle_spacing"};
+    const double values[] = {s->P.h, s->P.r_max, s->P.c0, s->P.mass, s->P.dp};
+    snapshot_info info = {s->t, s->step, s->sc->dim, s->sc->out_fields, s->sc, 5, names, values};
+    return io_series_write(series, &s->p, &info, err);
+}
+
+/* Shortens dt so that output times are hit exactly, without leaving a sliver of a step. */
+static double fit_to_output(double t, double dt, double t_next)
+{
+    double left = t_next - t;
+    if (dt >= left)
+        return left;
+    if (dt > 0.5 * left)
+        return 0.5 * left;
+    return dt;
+}
+
+int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
+{
+    memset(sum, 0, sizeof *sum);
+    const scene *sc = s->sc;
+    double end = o->until >= 0 ? o->until : sc->end_time;
+    const char *dir = o->out_dir ? o->out_dir : sc->out_dir;
+    snprintf(sum->out_dir, sizeof sum->out_dir, "%s", dir);
+
+    io_series series;
+    int rc = io_series_open(&series, dir, sc->out_fields, err);
+    if (rc)
+        return rc;
+    io_series_xdmf_path(&series, sum->xdmf, sizeof sum->xdmf);
+
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    stop_signal = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+
+    progress pr;
+    progress_start(&pr, stderr, o->quiet, end, (double)s->p.n);
+    double wall0 = progress_now();
+    long steps0 = s->step;
+    double interval = sc->out_interval;
+    long next_index = (long)floor(s->t / interval + 1e-9) + 1;
+    double dt_first = 0;
+
+    rc = snapshot_write(&series, s, err);
+    while (rc == SL_OK && s->t < end * (1 - 1e-12) && !stop_signal &&
+           (o->max_steps < 0 || s->step - steps0 < o->max_steps)) {
+        double dt = s->sch->time_step(s);
+        if (dt_first == 0)
+            dt_first = dt;
+        if (!(dt > 1e-6 * dt_first) || !isfinite(dt)) {
+            rc = sl_fail(err, SL_ERR_RUNTIME,
+                         "the run became unstable at t = %.6g s, step %ld: time step %.3g s (the first "
+                         "was %.3g s); try a smaller numerics.cfl or numerics.spacing",
+                         s->t, s->step, dt, dt_first);
+            break;
+        }
+        double t_next = fmin(next_index * interval, end);
+        dt = fit_to_output(s->t, dt, t_next);
+        rc = s->sch->step(s, dt, err);
+        if (rc)
+            break;
+        s->step++;
+        s->t = (s->t + dt >= t_next * (1 - 1e-12)) ? t_next : s->t + dt;
+        if (s->t >= t_next) {
+            if (s->t >= next_index * interval * (1 - 1e-12))
+                next_index++;
+            rc = snapshot_write(&series, s, err);
+        }
+        progress_update(&pr, s->t, s->step - steps0);
+    }
+    progress_finish(&pr, s->t, s->step - steps0);
+    /* A run stopped early (signal or step limit) still ends with its last state on disk. */
+    if (rc == SL_OK && series.count > 0 && series.entries[series.count - 1].time != s->t)
+        rc = snapshot_write(&series, s, err);
+
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sum->steps = s->step - steps0;
+    sum->sim_time = s->t;
+    sum->wall_seconds = progress_now() - wall0;
+    sum->particle_steps_per_second =
+        sum->wall_seconds > 0 ? (double)sum->steps * (double)s->p.n / sum->wall_seconds : 0;
+    sum->snapshots = series.count;
+    io_series_close(&series);
+    if (rc == SL_OK && stop_signal) {
+        sum->signal = stop_signal;
+        rc = SL_INTERRUPTED;
+    }
+    return rc;
+}

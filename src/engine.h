@@ -1,0 +1,31 @@
+/* engine.h: the time loop: steps, output times, progress, signals. Knows no scheme in particular. */
+#ifndef SLUICE_ENGINE_H
+#define SLUICE_ENGINE_H
+
+#include "sim.h"
+#include "status.h"
+
+typedef struct run_options {
+    const char *out_dir; /* NULL: the scene's output.directory */
+    double until;        /* end time; < 0: the scene's simulation.end_time */
+    long max_steps;      /* < 0: no limit */
+    int quiet;           /* no progress output */
+} run_options;
+
+typedef struct run_summary {
+    long steps;
+    double sim_time;        /* s */
+    double wall_seconds;
+    double particle_steps_per_second;
+    int snapshots;
+    int signal;             /* SIGINT/SIGTERM that stopped the run, else 0 */
+    char out_dir[4096];
+    char xdmf[4200];
+} run_summary;
+
+/* Runs s until the end time (or max_steps), writing a snapshot at t = 0, every output interval,
+ * and at the end. SIGINT/SIGTERM stop the run after the current step, with a final snapshot, and
+ * return SL_INTERRUPTED. */
+int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err);
+
+#endif

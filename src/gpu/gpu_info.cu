@@ -1,0 +1,31 @@
+/* gpu_info.cu: listing CUDA devices for `sluice info`. */
+#include "gpu_info.h"
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+extern "C" int gpu_describe_devices(char *buf, size_t len)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        snprintf(buf, len, "  no CUDA device: %s\n", cudaGetErrorString(e));
+        return 0;
+    }
+    size_t used = 0;
+    buf[0] = 0;
+    for (int d = 0; d < count && used < len; ++d) {
+        cudaDeviceProp prop;
+        if (cudaGetDeviceProperties(&prop, d) != cudaSuccess)
+            continue;
+        int n = snprintf(buf + used, len - used, "  %d: %s, sm_%d%d, %.1f GiB, %d SMs\n", d, prop.name,
+                         prop.major, prop.minor, (double)prop.totalGlobalMem / (1024.0 * 1024.0 * 1024.0),
+                         prop.multiProcessorCount);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    if (count == 0)
+        snprintf(buf, len, "  no CUDA device\n");
+    return count;
+}

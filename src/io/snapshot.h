@@ -1,0 +1,58 @@
+/* snapshot.h: one HDF5 file per output time and the XDMF index that lets ParaView play the series. */
+#ifndef SLUICE_SNAPSHOT_H
+#define SLUICE_SNAPSHOT_H
+
+#include "../particles.h"
+#include "../scene.h"
+#include "../status.h"
+
+#include <stddef.h>
+
+/* What goes into a snapshot besides the particle arrays. */
+typedef struct snapshot_info {
+    double time;                /* s */
+    long step;
+    int dim;                    /* 2: z is written as 0 */
+    unsigned fields;            /* OUT_* bits; position and id are always written */
+    const scene *sc;            /* its keys and text become root attributes */
+    int nparams;                /* derived numbers (h, c0, particle mass, ...) written as root attributes */
+    const char *const *param_names;
+    const double *param_values;
+} snapshot_info;
+
+/* Writes `path` (an .h5 file): /particles/{position,velocity,pressure,density,type,id} with rows in
+ * id order, and the root attributes. The file is written as `path` + ".tmp" and renamed, so `path`
+ * is either the old file or the complete new one. */
+int io_snapshot_write(const char *path, const particles *p, const snapshot_info *info, sl_err *err);
+
+/* A run's series of snapshots in one directory, indexed by an XDMF file. */
+typedef struct io_series_entry {
+    char file[64];   /* file name relative to the directory */
+    double time;
+    size_t n;
+} io_series_entry;
+
+typedef struct io_series {
+    char dir[4096];
+    char xdmf_name[64];   /* "snapshots.xmf" */
+    unsigned fields;
+    int count, cap;
+    io_series_entry *entries;
+} io_series;
+
+/* Creates the directory (and parents) when missing and checks that it is writable. */
+int io_series_open(io_series *s, const char *dir, unsigned fields, sl_err *err);
+
+/* Writes snapshot number s->count as snap_NNNNNN.h5, then rewrites the XDMF index atomically. */
+int io_series_write(io_series *s, const particles *p, const snapshot_info *info, sl_err *err);
+
+/* Path of the XDMF file (for the summary line). */
+void io_series_xdmf_path(const io_series *s, char *buf, size_t len);
+
+void io_series_close(io_series *s);
+
+/* Writes the XDMF index for the entries (atomically: temporary name, then rename). */
+int io_xdmf_write(const char *dir, const char *name, const io_series_entry *entries, int count,
+                  unsigned fields, sl_err *err);
+
+#endif

@@ -1,0 +1,154 @@
+/* nbr_grid.c: building the forward-star grid on the CPU (cell index, counting sort, prefix sum, reorder). */
+#include "nbr_grid.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int nbr_grid_init(nbr_grid *g, int dim, int ndiv, real r_max, const double dmin[3],
+                  const double dmax[3], int64_t max_cells, sl_err *err)
+{
+    memset(g, 0, sizeof *g);
+    if (ndiv < 1 || ndiv > 3)
+        return sl_fail(err, SL_ERR_INPUT, "neighbour grid: ndiv %d out of range (accepted: 1..3)", ndiv);
+    g->dim = dim;
+    g->ndiv = ndiv;
+    g->cell_width = r_max / (real)ndiv;
+    int64_t total = 1;
+    for (int a = 0; a < 3; ++a) {
+        if (a >= dim) {
+            g->origin[a] = 0.0;
+            g->interior[a] = 1;
+            g->nc[a] = 1;
+            continue;
+        }
+        double ext = dmax[a] - dmin[a];
+        int64_t cells = (int64_t)ceil(ext / g->cell_width);
+        if (cells < 1)
+            cells = 1;
+        if (cells > (int64_t)1 << 30)
+            return sl_fail(err, SL_ERR_INPUT, "neighbour grid: %lld cells along axis %d is too many",
+                           (long long)cells, a);
+        g->origin[a] = dmin[a];
+        g->interior[a] = (int)cells;
+        g->nc[a] = (int)cells + 2 * ndiv;
+        total *= g->nc[a];
+        if (total > max_cells)
+            return sl_fail(err, SL_ERR_INPUT,
+                           "neighbour grid: the domain needs more than %lld cells of width %g m; "
+                           "shrink simulation.domain_min/domain_max or coarsen numerics.spacing",
+                           (long long)max_cells, (double)g->cell_width);
+    }
+    g->ncells = total;
+    g->cell_start = calloc((size_t)total + 2, sizeof *g->cell_start);
+    if (!g->cell_start)
+        return sl_fail(err, SL_ERR_RUNTIME, "out of memory for %lld neighbour cells", (long long)total);
+
+    /* One run per (dy, dz): the row of 2 ndiv + 1 cells centred on the particle's column. */
+    nbr_view *v = &g->view;
+    v->ndiv = ndiv;
+    v->nruns = 0;
+    int zr = dim == 3 ? ndiv : 0;
+    for (int dz = -zr; dz <= zr; ++dz)
+        for (int dy = -ndiv; dy <= ndiv; ++dy)
+            v->run_offset[v->nruns++] = (int32_t)(dy * g->nc[0] + (int64_t)dz * g->nc[0] * g->nc[1]);
+    v->cell_start = g->cell_start;
+    return SL_OK;
+}
+
+void nbr_grid_free(nbr_grid *g)
+{
+    free(g->cell_start);
+    free(g->cell);
+    free(g->cell_tmp);
+    free(g->order);
+    free(g->field_tmp);
+    memset(g, 0, sizeof *g);
+}
+
+static int ensure_capacity(nbr_grid *g, size_t n, sl_err *err)
+{
+    if (n <= g->cap && g->cell)
+        return SL_OK;
+    size_t m = n ? n : 1;
+    free(g->cell);
+    free(g->cell_tmp);
+    free(g->order);
+    free(g->field_tmp);
+    g->cell = malloc(m * sizeof *g->cell);
+    g->cell_tmp = malloc(m * sizeof *g->cell_tmp);
+    g->order = malloc(m * sizeof *g->order);
+    g->field_tmp = malloc(m * sizeof *g->field_tmp);
+    if (!g->cell || !g->cell_tmp || !g->order || !g->field_tmp) {
+        g->cap = 0;
+        return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the neighbour grid of %zu particles", n);
+    }
+    g->cap = n;
+    return SL_OK;
+}
+
+/* Gathers one array into the new order through a scratch buffer, then swaps the buffers. */
+#define REORDER(arr, tmp, type_)                                                                   \
+    do {                                                                                          \
+        type_ *src_ = (arr), *dst_ = (tmp);                                                       \
+        _Pragma("omp parallel for schedule(static)") for (size_t k_ = 0; k_ < n; ++k_)            \
+            dst_[k_] = src_[g->order[k_]];                                                        \
+    } while (0)
+
+int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err)
+{
+    size_t n = p->n;
+    int rc = ensure_capacity(g, n, err);
+    if (rc)
+        return rc;
+    const int64_t nc = g->ncells;
+    int32_t *start = g->cell_start;
+    const real *x = p->f[PF_X], *y = p->f[PF_Y], *z = p->f[PF_Z];
+
+    #pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; ++i)
+        g->cell_tmp[i] = nbr_cell_of(g, x[i], y[i], z[i]);
+
+    /* Counting sort: counts, exclusive prefix sum, stable scatter. Serial passes of O(n + cells):
+     * cheap next to the interaction passes and independent of the thread count. */
+    memset(start, 0, ((size_t)nc + 2) * sizeof *start);
+    for (size_t i = 0; i < n; ++i)
+        start[g->cell_tmp[i]]++;
+    int32_t sum = 0;
+    for (int64_t c = 0; c <= nc; ++c) {
+        int32_t cnt = start[c];
+        start[c] = sum;
+        sum += cnt;
+    }
+    start[nc + 1] = sum;
+    for (size_t i = 0; i < n; ++i) {
+        int32_t c = g->cell_tmp[i];
+        int32_t slot = start[c]++;
+        g->order[slot] = (int32_t)i;
+        g->cell[slot] = c;
+    }
+    /* The scatter advanced each start to the next cell's start: shift back by one cell. */
+    for (int64_t c = nc; c > 0; --c)
+        start[c] = start[c - 1];
+    start[0] = 0;
+    g->n_inside = (size_t)start[nc];
+
+    for (int k = 0; k < p->nfields; ++k) {
+        REORDER(p->f[k], g->field_tmp, real);
+        real *t = p->f[k];
+        p->f[k] = g->field_tmp;
+        g->field_tmp = t;
+    }
+    /* id and type: reorder through the int scratch array (cell_tmp is free now). */
+    REORDER(p->id, g->cell_tmp, int32_t);
+    memcpy(p->id, g->cell_tmp, n * sizeof *p->id);
+    #pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < n; ++k)
+        g->cell_tmp[k] = p->type[g->order[k]];
+    for (size_t k = 0; k < n; ++k)
+        p->type[k] = (uint8_t)g->cell_tmp[k];
+
+    g->view.cell_start = g->cell_start;
+    g->view.cell = g->cell;
+    return SL_OK;
+}

@@ -1,0 +1,71 @@
+/* particles.c: allocation of the structure-of-arrays particle state. */
+#include "particles.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const core_names[PF_CORE] = {"x", "y", "z", "vx", "vy", "vz", "rho", "p"};
+
+int particles_alloc(particles *p, size_t n, sl_err *err)
+{
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    size_t m = n ? n : 1; /* calloc(0) may return NULL; keep every array valid */
+    p->id = malloc(m * sizeof *p->id);
+    p->type = calloc(m, sizeof *p->type);
+    int ok = p->id && p->type;
+    for (int k = 0; k < PF_CORE && ok; ++k) {
+        p->f[k] = calloc(m, sizeof(real));
+        p->fname[k] = core_names[k];
+        ok = p->f[k] != NULL;
+    }
+    p->nfields = PF_CORE;
+    if (!ok) {
+        particles_free(p);
+        return sl_fail(err, SL_ERR_RUNTIME, "out of memory allocating %zu particles", n);
+    }
+    for (size_t i = 0; i < n; ++i)
+        p->id[i] = (int32_t)i;
+    return SL_OK;
+}
+
+int particles_add_field(particles *p, const char *name)
+{
+    int k = particles_field_index(p, name);
+    if (k >= 0)
+        return k;
+    if (p->nfields >= PF_MAX)
+        return -1;
+    k = p->nfields;
+    p->f[k] = calloc(p->n ? p->n : 1, sizeof(real));
+    if (!p->f[k])
+        return -1;
+    p->fname[k] = name;
+    p->nfields++;
+    return k;
+}
+
+int particles_field_index(const particles *p, const char *name)
+{
+    for (int k = 0; k < p->nfields; ++k)
+        if (p->fname[k] && strcmp(p->fname[k], name) == 0)
+            return k;
+    return -1;
+}
+
+void particles_free(particles *p)
+{
+    for (int k = 0; k < PF_MAX; ++k)
+        free(p->f[k]);
+    free(p->id);
+    free(p->type);
+    memset(p, 0, sizeof *p);
+}
+
+size_t particles_count_type(const particles *p, enum particle_type t)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < p->n; ++i)
+        c += p->type[i] == t;
+    return c;
+}

@@ -1,0 +1,52 @@
+/* particles.h: particle state as structure-of-arrays; every array travels together when particles are reordered. */
+#ifndef SLUICE_PARTICLES_H
+#define SLUICE_PARTICLES_H
+
+#include "real.h"
+#include "status.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Particle types as written to /particles/type. */
+enum particle_type {
+    PT_FLUID = 0,
+    PT_WALL = 1,     /* tank walls */
+    PT_OBSTACLE = 2  /* obstacle boxes */
+};
+
+/* Fields every scheme has. Schemes add their own (rates, integrator history) with
+ * particles_add_field(); those follow PF_CORE and are reordered and checkpointed the same way. */
+enum {
+    PF_X, PF_Y, PF_Z,
+    PF_VX, PF_VY, PF_VZ,
+    PF_RHO,  /* density, kg/m^3 */
+    PF_P,    /* pressure, Pa */
+    PF_CORE,
+    PF_MAX = 32
+};
+
+typedef struct particles {
+    size_t n;                 /* particles */
+    int nfields;              /* real fields in use, >= PF_CORE */
+    real *f[PF_MAX];          /* f[k][i]: field k of particle i */
+    const char *fname[PF_MAX];
+    int32_t *id;              /* permanent index 0..n-1, travels with the particle */
+    uint8_t *type;            /* enum particle_type */
+} particles;
+
+/* Allocates the core fields for n particles, zeroed; id = 0..n-1. */
+int particles_alloc(particles *p, size_t n, sl_err *err);
+
+/* Adds a zeroed real field and returns its index (>= PF_CORE), or -1 when out of memory or slots. */
+int particles_add_field(particles *p, const char *name);
+
+/* Index of a field by name, or -1. */
+int particles_field_index(const particles *p, const char *name);
+
+void particles_free(particles *p);
+
+/* Counts particles of type t. */
+size_t particles_count_type(const particles *p, enum particle_type t);
+
+#endif

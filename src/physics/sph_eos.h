@@ -1,0 +1,26 @@
+/* sph_eos.h: Tait equation of state (Batchelor 1967; Monaghan 1994, J. Comput. Phys. 110:399, eq. 3.4)
+ * p = B ((rho/rho0)^gamma - 1), B = rho0 c0^2 / gamma, and its sound speed c = c0 (rho/rho0)^((gamma-1)/2). */
+#ifndef SLUICE_SPH_EOS_H
+#define SLUICE_SPH_EOS_H
+
+#include "params.h"
+
+#include <math.h>
+
+HD static inline real sph_eos_pressure(const sim_params *P, real rho)
+{
+    return P->eos_b * (real_pow(rho / P->rho0, P->eos_gamma) - R(1.0));
+}
+
+HD static inline real sph_eos_sound_speed(const sim_params *P, real rho)
+{
+    return P->c0 * real_pow(rho / P->rho0, R(0.5) * (P->eos_gamma - R(1.0)));
+}
+
+/* Density that gives pressure p (the inverse of the equation of state): hydrostatic start. */
+static inline double sph_eos_density(const sim_params *P, double p)
+{
+    return P->rho0 * pow(1.0 + p / P->eos_b, 1.0 / P->eos_gamma);
+}
+
+#endif

@@ -1,0 +1,147 @@
+/* sph_forces.h: the weakly compressible SPH interaction of one particle with its neighbours (gather form).
+ *
+ * Momentum (Monaghan 1992, ARA&A 30:543, eq. 3.3 with the pressure term as in DualSPHysics,
+ *   Dominguez et al. 2022, Comp. Part. Mech. 9:867, eq. 5):
+ *     dv_i/dt = - sum_j m_j ((p_i + p_j)/(rho_i rho_j) + Pi_ij) grad_i W_ij + g
+ *   artificial viscosity (Monaghan 1992, eq. 4.1): Pi_ij = -alpha c0 mu_ij / rhobar_ij when
+ *     v_ij . r_ij < 0, mu_ij = h v_ij . r_ij / (r_ij^2 + eta^2) (c0 for the mean sound speed: in a
+ *     weakly compressible fluid they differ by well under 1%, and it saves a pow per pair);
+ *   or laminar viscosity (Lo & Shao 2002, Appl. Ocean Res. 24:275, eq. 10):
+ *     + sum_j m_j 4 nu (r_ij . grad_i W_ij) / ((rho_i + rho_j)(r_ij^2 + eta^2)) v_ij.
+ * Continuity with delta-SPH diffusion (Molteni & Colagrossi 2009, Comput. Phys. Commun. 180:861, eq. 10):
+ *     drho_i/dt = sum_j m_j v_ij . grad_i W_ij
+ *               + 2 delta h c0 sum_j (rho_j - rho_i) (r_ji . grad_i W_ij)/(r_ij^2 + eta^2) m_j/rho_j
+ *   the diffusion acting between fluid particles only (as in DualSPHysics).
+ * Dynamic boundary particles (Crespo et al. 2007, CMC 5:173): walls and obstacles take part in both
+ * sums, evolve their density by continuity and stay in place. */
+#ifndef SLUICE_SPH_FORCES_H
+#define SLUICE_SPH_FORCES_H
+
+#include "../nbr_grid.h"
+#include "../particles.h"
+#include "../scene.h"
+#include "params.h"
+#include "sph_eos.h"
+#include "sph_kernel.h"
+
+/* Inputs and outputs of the force pass, as plain pointers (host or device arrays). */
+typedef struct sph_force_view {
+    const real *x, *y, *z, *vx, *vy, *vz, *rho, *p;
+    const uint8_t *type;
+    real *ax, *ay, *az; /* acceleration, fluid only (0 for boundaries) */
+    real *drho;         /* density rate */
+    real *dt_limit;     /* per-particle stable time step (before the CFL factor) */
+} sph_force_view;
+
+/* What particle i accumulates over its neighbours. */
+typedef struct sph_force_acc {
+    real ax, ay, az, drho;
+    real visc_max; /* max over j of |h v_ij . r_ij / (r^2 + eta^2)|, for the time step */
+} sph_force_acc;
+
+/* The state of one particle that a pair needs. */
+typedef struct sph_particle {
+    real x, y, z, vx, vy, vz, rho, p;
+    int fluid;
+} sph_particle;
+
+HD static inline sph_particle sph_load(const sim_params *P, const sph_force_view *v, int32_t i)
+{
+    sph_particle a;
+    a.x = v->x[i];
+    a.y = v->y[i];
+    a.z = P->dim == 3 ? v->z[i] : R(0.0);
+    a.vx = v->vx[i];
+    a.vy = v->vy[i];
+    a.vz = P->dim == 3 ? v->vz[i] : R(0.0);
+    a.rho = v->rho[i];
+    a.p = v->p[i];
+    a.fluid = v->type[i] == PT_FLUID;
+    return a;
+}
+
+/* Pair contribution of j to i; r2 = |x_i - x_j|^2 with 0 < r2 < r2_max. */
+HD static inline void sph_force_pair(const sim_params *P, const sph_particle *a, const sph_particle *b,
+                                     real dx, real dy, real dz, real r2, sph_force_acc *acc)
+{
+    real r = real_sqrt(r2);
+    real f = sph_grad_factor(P->kernel, P->kernel_norm, r, P->h); /* grad_i W = f (dx, dy, dz) */
+    real dvx = a->vx - b->vx, dvy = a->vy - b->vy, dvz = a->vz - b->vz;
+    real vdotr = dvx * dx + dvy * dy + dvz * dz;
+    real m = P->mass;
+    real inv_r2eta = R(1.0) / (r2 + P->eta2);
+
+    acc->drho += m * vdotr * f;
+    real mu = P->h * vdotr * inv_r2eta;
+    real amu = real_fabs(mu);
+    if (amu > acc->visc_max)
+        acc->visc_max = amu;
+    if (a->fluid && b->fluid && P->delta > R(0.0)) {
+        /* r_ji . grad_i W = -f r^2 */
+        acc->drho += R(2.0) * P->delta * P->h * P->c0 * (b->rho - a->rho) * (-f * r2) * inv_r2eta * m / b->rho;
+    }
+    if (!a->fluid)
+        return;
+    real s = -m * (a->p + b->p) / (a->rho * b->rho);
+    if (P->viscosity == VISCOSITY_ARTIFICIAL) {
+        if (vdotr < R(0.0)) {
+            real rhobar = R(0.5) * (a->rho + b->rho);
+            s += m * P->alpha * P->c0 * mu / rhobar; /* -m Pi_ij */
+        }
+        acc->ax += s * f * dx;
+        acc->ay += s * f * dy;
+        acc->az += s * f * dz;
+    } else {
+        real lam = m * R(4.0) * P->nu * f * r2 * inv_r2eta / (a->rho + b->rho);
+        acc->ax += s * f * dx + lam * dvx;
+        acc->ay += s * f * dy + lam * dvy;
+        acc->az += s * f * dz + lam * dvz;
+    }
+}
+
+/* The whole interaction of particle i (gather: writes only particle i). */
+HD static inline void sph_force_particle(const sim_params *P, const nbr_view *nb, const sph_force_view *v,
+                                         int32_t i)
+{
+    sph_particle a = sph_load(P, v, i);
+    sph_force_acc acc = {0, 0, 0, 0, 0};
+    int32_t c = nb->cell[i];
+    for (int r = 0; r < nb->nruns; ++r) {
+        int32_t jb, je;
+        nbr_run_range(nb, c, r, &jb, &je);
+        for (int32_t j = jb; j < je; ++j) {
+            real dx = a.x - v->x[j], dy = a.y - v->y[j];
+            real dz = P->dim == 3 ? a.z - v->z[j] : R(0.0);
+            real r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 >= P->r2_max || j == i)
+                continue;
+            sph_particle b = sph_load(P, v, j);
+            sph_force_pair(P, &a, &b, dx, dy, dz, r2, &acc);
+        }
+    }
+    real ax = acc.ax, ay = acc.ay, az = acc.az;
+    if (a.fluid) {
+        ax += P->g[0];
+        ay += P->g[1];
+        az += P->g[2];
+    } else {
+        ax = ay = az = R(0.0);
+    }
+    v->ax[i] = ax;
+    v->ay[i] = ay;
+    v->az[i] = P->dim == 3 ? az : R(0.0);
+    v->drho[i] = acc.drho;
+    /* Force and acoustic-viscous conditions (Monaghan & Kos 1999, J. Waterw. Port Coast. Ocean Eng.
+     * 125:145, eqs. 13-14): dt_f = sqrt(h/|a|), dt_cv = h/(c + visc_max). */
+    real amag = real_sqrt(ax * ax + ay * ay + az * az);
+    real dt_f = amag > R(0.0) ? real_sqrt(P->h / amag) : R(1e30);
+    real dt_cv = P->h / (sph_eos_sound_speed(P, a.rho) + acc.visc_max);
+    real dt = dt_f < dt_cv ? dt_f : dt_cv;
+    if (P->viscosity == VISCOSITY_LAMINAR && P->nu > R(0.0)) {
+        real dt_v = R(0.125) * P->h * P->h / P->nu; /* viscous diffusion condition */
+        dt = dt < dt_v ? dt : dt_v;
+    }
+    v->dt_limit[i] = dt;
+}
+
+#endif

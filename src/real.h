@@ -1,0 +1,32 @@
+/* real.h: the precision type and the host-device qualifiers shared by C and CUDA code. */
+#ifndef SLUICE_REAL_H
+#define SLUICE_REAL_H
+
+#ifdef SLUICE_DOUBLE
+typedef double real;
+#define REAL_IS_DOUBLE 1
+#define REAL_NAME "double"
+#define R(x) (x)
+#define real_sqrt sqrt
+#define real_fabs fabs
+#define real_pow pow
+#else
+typedef float real;
+#define REAL_IS_DOUBLE 0
+#define REAL_NAME "float"
+#define R(x) (x##f)
+#define real_sqrt sqrtf
+#define real_fabs fabsf
+#define real_pow powf
+#endif
+
+/* Physics functions are compiled for both the OpenMP loops and the CUDA kernels. */
+#ifdef __CUDACC__
+#define HD __host__ __device__
+#define SL_RESTRICT __restrict__
+#else
+#define HD
+#define SL_RESTRICT restrict
+#endif
+
+#endif

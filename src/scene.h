@@ -1,0 +1,101 @@
+/* scene.h: a scene as read from its libconfig file, validated, in SI units, before any particle exists. */
+#ifndef SLUICE_SCENE_H
+#define SLUICE_SCENE_H
+
+#include "status.h"
+
+#include <stddef.h>
+
+#define SCENE_PATH_MAX 4096
+#define SCENE_NAME_MAX 32
+
+enum geom_kind {
+    GEOM_FLUID,    /* a box filled with fluid particles on a lattice of spacing dp */
+    GEOM_TANK,     /* a hollow tank: `layers` wall layers outside the inner box; roof open unless closed */
+    GEOM_OBSTACLE  /* a solid box: `layers` wall layers inside the box surface (the core is left empty) */
+};
+
+typedef struct scene_geom {
+    enum geom_kind kind;
+    double min[3], max[3];  /* inner box for tanks, the box itself otherwise; z unused in 2D */
+    int layers;             /* tank and obstacle wall layers (>= 1) */
+    int closed_top;         /* tank only: 1 = walls on the roof too */
+    double velocity[3];     /* fluid only: initial velocity (m/s) */
+    int line;               /* line of the item in the scene file, for errors found later */
+} scene_geom;
+
+enum kernel_kind { KERNEL_WENDLAND_C2, KERNEL_CUBIC_SPLINE };
+enum integrator_kind { INTEGRATOR_SYMPLECTIC, INTEGRATOR_VERLET };
+enum viscosity_kind { VISCOSITY_ARTIFICIAL, VISCOSITY_LAMINAR };
+
+/* Output field bits (output.fields). position and id are always written: ParaView needs the
+ * geometry and the id gives the row order. */
+enum {
+    OUT_POSITION = 1u << 0,
+    OUT_VELOCITY = 1u << 1,
+    OUT_PRESSURE = 1u << 2,
+    OUT_DENSITY = 1u << 3,
+    OUT_TYPE = 1u << 4,
+    OUT_ID = 1u << 5,
+    OUT_ALL = (1u << 6) - 1
+};
+
+typedef struct scene {
+    char path[SCENE_PATH_MAX]; /* file it was read from */
+    char *text;                /* whole file, stored with every snapshot (owned) */
+
+    /* simulation */
+    char method[SCENE_NAME_MAX]; /* scheme name, resolved by scheme_find() */
+    int dim;                     /* 2 or 3 */
+    double end_time;             /* s */
+    int domain_set;              /* 1 when domain_min/max were given */
+    double domain_min[3], domain_max[3];
+
+    /* fluid */
+    double rho0;          /* kg/m^3 */
+    double nu;            /* kinematic viscosity, m^2/s */
+    double gravity[3];    /* m/s^2 */
+    double sound_speed;   /* m/s; 0 = derived from sound_speed_coef */
+    double sound_speed_coef; /* c0 = coef * sqrt(|g| * H), H = highest fluid column */
+    double eos_gamma;     /* Tait exponent */
+
+    /* numerics */
+    double dp;            /* particle spacing, m */
+    enum kernel_kind kernel;
+    double h_factor;      /* h = h_factor * dp */
+    double cfl;
+    int ndiv;             /* neighbour cells per interaction radius, 1..3 */
+    enum integrator_kind integrator;
+    int verlet_steps;     /* Verlet: an Euler step every N steps */
+    enum viscosity_kind viscosity;
+    double alpha;         /* artificial viscosity coefficient */
+    double delta;         /* delta-SPH density diffusion coefficient (0 = off) */
+
+    /* geometry */
+    int ngeom;
+    scene_geom *geom;     /* owned */
+
+    /* output */
+    char out_dir[SCENE_PATH_MAX];
+    double out_interval;  /* s */
+    unsigned out_fields;  /* OUT_* bits */
+} scene;
+
+/* Sets every default (the values documented in docs/scene-files.md). */
+void scene_defaults(scene *sc);
+
+/* Reads and validates `path`. On failure returns SL_ERR_INPUT with a one-line message
+ * `FILE:LINE: key 'group.key': what is wrong (accepted: ...)` and leaves nothing allocated. */
+int scene_load(scene *sc, const char *path, sl_err *err);
+
+/* The same from a string (tests); `name` is used in messages. */
+int scene_load_string(scene *sc, const char *text, const char *name, sl_err *err);
+
+void scene_free(scene *sc);
+
+/* Name tables shared by the loader, `sluice check` and the snapshot attributes. */
+const char *scene_kernel_name(enum kernel_kind k);
+const char *scene_integrator_name(enum integrator_kind k);
+const char *scene_viscosity_name(enum viscosity_kind k);
+
+#endif

@@ -1,0 +1,189 @@
+/* scene_build.c: lattice generation for fluid boxes, hollow tanks and obstacle boxes. */
+#include "scene_build.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Lattice points of a box along one axis: min + (i + 1/2) dp for i in [0, cells). A box whose
+ * extent is within 1e-6 dp of a whole number of spacings gets that number. */
+static int64_t cells_along(double extent, double dp)
+{
+    return (int64_t)floor(extent / dp + 1e-6);
+}
+
+/* Receives the lattice points of the geometry items; with p == NULL it only counts them. */
+typedef struct emitter {
+    particles *p;   /* NULL: count only */
+    size_t next;
+    int dim;
+} emitter;
+
+static void emit(emitter *em, const double pos[3], const double vel[3], enum particle_type t)
+{
+    if (em->p) {
+        particles *p = em->p;
+        size_t i = em->next;
+        p->f[PF_X][i] = (real)pos[0];
+        p->f[PF_Y][i] = (real)pos[1];
+        p->f[PF_Z][i] = em->dim == 3 ? (real)pos[2] : (real)0;
+        p->f[PF_VX][i] = (real)vel[0];
+        p->f[PF_VY][i] = (real)vel[1];
+        p->f[PF_VZ][i] = em->dim == 3 ? (real)vel[2] : (real)0;
+        p->type[i] = (uint8_t)t;
+    }
+    em->next++;
+}
+
+/* Visits the lattice points of one item: tanks add `layers` layers outside their inner box,
+ * obstacles keep only their outer `layers` layers. */
+static void walk_item(const scene *sc, const scene_geom *gm, emitter *em)
+{
+    double dp = sc->dp;
+    int dim = sc->dim;
+    int64_t n[3] = {1, 1, 1}, lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    int L = gm->layers;
+    for (int a = 0; a < dim; ++a) {
+        n[a] = cells_along(gm->max[a] - gm->min[a], dp);
+        lo[a] = gm->kind == GEOM_TANK ? -L : 0;
+        hi[a] = gm->kind == GEOM_TANK ? n[a] + L - 1 : n[a] - 1;
+    }
+    int up = dim - 1;
+    if (gm->kind == GEOM_TANK && !gm->closed_top)
+        hi[up] = n[up] - 1;
+    static const double zero[3] = {0, 0, 0};
+    for (int64_t k = lo[2]; k <= hi[2]; ++k)
+        for (int64_t j = lo[1]; j <= hi[1]; ++j)
+            for (int64_t i = lo[0]; i <= hi[0]; ++i) {
+                int64_t idx[3] = {i, j, k};
+                int inside = 1;     /* strictly inside the inner box (tank) */
+                int deep = 1;       /* further than L layers from the surface (obstacle) */
+                for (int a = 0; a < dim; ++a) {
+                    inside &= idx[a] >= 0 && idx[a] < n[a];
+                    deep &= idx[a] >= L && idx[a] < n[a] - L;
+                }
+                double pos[3] = {0, 0, 0};
+                for (int a = 0; a < dim; ++a)
+                    pos[a] = gm->min[a] + ((double)idx[a] + 0.5) * dp;
+                switch (gm->kind) {
+                case GEOM_FLUID:
+                    emit(em, pos, gm->velocity, PT_FLUID);
+                    break;
+                case GEOM_TANK:
+                    if (!inside)
+                        emit(em, pos, zero, PT_WALL);
+                    break;
+                case GEOM_OBSTACLE:
+                    if (!deep)
+                        emit(em, pos, zero, PT_OBSTACLE);
+                    break;
+                }
+            }
+}
+
+static size_t count_kind(const scene *sc, enum geom_kind kind)
+{
+    emitter em = {NULL, 0, sc->dim};
+    for (int k = 0; k < sc->ngeom; ++k)
+        if (sc->geom[k].kind == kind)
+            walk_item(sc, &sc->geom[k], &em);
+    return em.next;
+}
+
+/* Particles a box would have, in floating point, so absurd sizes are caught before any loop. */
+static double estimate(const scene *sc)
+{
+    double total = 0;
+    for (int k = 0; k < sc->ngeom; ++k) {
+        const scene_geom *gm = &sc->geom[k];
+        double pad = gm->kind == GEOM_TANK ? 2.0 * gm->layers : 0.0;
+        double c = 1;
+        for (int a = 0; a < sc->dim; ++a)
+            c *= floor((gm->max[a] - gm->min[a]) / sc->dp + 1e-6) + pad;
+        total += c;
+    }
+    return total;
+}
+
+int scene_count_particles(const scene *sc, scene_counts *out, sl_err *err)
+{
+    memset(out, 0, sizeof *out);
+    double est = estimate(sc);
+    if (est > (double)INT32_MAX - 1)
+        return sl_fail(err, SL_ERR_INPUT,
+                       "%s: key 'numerics.spacing': %g m gives about %.3g particles, more than the "
+                       "%d one run can hold (accepted: a coarser spacing)",
+                       sc->path, sc->dp, est, INT32_MAX - 1);
+    out->fluid = count_kind(sc, GEOM_FLUID);
+    out->wall = count_kind(sc, GEOM_TANK);
+    out->obstacle = count_kind(sc, GEOM_OBSTACLE);
+    out->total = out->fluid + out->wall + out->obstacle;
+    if (out->fluid == 0)
+        return sl_fail(err, SL_ERR_INPUT, "%s: key 'geometry': no fluid particle fits the fluid boxes at "
+                       "spacing %g m (accepted: boxes at least one spacing thick)", sc->path, sc->dp);
+    return SL_OK;
+}
+
+int scene_build_particles(const scene *sc, particles *p, sl_err *err)
+{
+    scene_counts c;
+    int rc = scene_count_particles(sc, &c, err);
+    if (rc)
+        return rc;
+    rc = particles_alloc(p, c.total, err);
+    if (rc)
+        return rc;
+    emitter em = {p, 0, sc->dim};
+    static const enum geom_kind order[3] = {GEOM_FLUID, GEOM_TANK, GEOM_OBSTACLE};
+    for (int o = 0; o < 3; ++o)
+        for (int k = 0; k < sc->ngeom; ++k)
+            if (sc->geom[k].kind == order[o])
+                walk_item(sc, &sc->geom[k], &em);
+    return SL_OK;
+}
+
+void scene_domain(const scene *sc, double r_max, double dmin[3], double dmax[3])
+{
+    if (sc->domain_set) {
+        memcpy(dmin, sc->domain_min, sizeof sc->domain_min);
+        memcpy(dmax, sc->domain_max, sizeof sc->domain_max);
+        return;
+    }
+    int up = sc->dim - 1;
+    double headroom = 0;
+    for (int a = 0; a < 3; ++a) {
+        dmin[a] = INFINITY;
+        dmax[a] = -INFINITY;
+    }
+    for (int k = 0; k < sc->ngeom; ++k) {
+        const scene_geom *gm = &sc->geom[k];
+        double pad = gm->kind == GEOM_TANK ? gm->layers * sc->dp : 0.0;
+        for (int a = 0; a < sc->dim; ++a) {
+            dmin[a] = fmin(dmin[a], gm->min[a] - pad);
+            dmax[a] = fmax(dmax[a], gm->max[a] + pad);
+        }
+        if (gm->kind == GEOM_TANK && !gm->closed_top)
+            headroom = fmax(headroom, gm->max[up] - gm->min[up]);
+    }
+    for (int a = 0; a < sc->dim; ++a) {
+        dmin[a] -= r_max;
+        dmax[a] += r_max;
+    }
+    dmax[up] += headroom;
+    for (int a = sc->dim; a < 3; ++a)
+        dmin[a] = dmax[a] = 0;
+}
+
+double scene_fluid_height(const scene *sc)
+{
+    int up = sc->dim - 1;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < sc->ngeom; ++k) {
+        const scene_geom *gm = &sc->geom[k];
+        if (gm->kind != GEOM_FLUID)
+            continue;
+        lo = fmin(lo, gm->min[up]);
+        hi = fmax(hi, gm->max[up]);
+    }
+    return hi > lo ? hi - lo : 0.0;
+}

@@ -1,0 +1,26 @@
+/* scene_build.h: turning a scene's geometry into particles on a lattice of spacing dp. */
+#ifndef SLUICE_SCENE_BUILD_H
+#define SLUICE_SCENE_BUILD_H
+
+#include "particles.h"
+#include "scene.h"
+#include "status.h"
+
+/* Particle counts by type, without building anything (for checks and memory estimates). */
+typedef struct scene_counts {
+    size_t fluid, wall, obstacle, total;
+} scene_counts;
+
+int scene_count_particles(const scene *sc, scene_counts *out, sl_err *err);
+
+/* Allocates and fills p: fluid boxes first, then tank walls, then obstacles, in scene order. */
+int scene_build_particles(const scene *sc, particles *p, sl_err *err);
+
+/* The box the simulation lives in: simulation.domain_min/max when given, otherwise every particle
+ * plus one interaction radius, and above an open tank as much headroom again as its height. */
+void scene_domain(const scene *sc, double r_max, double dmin[3], double dmax[3]);
+
+/* Highest fluid column (top of the highest fluid box minus the lowest fluid bottom). */
+double scene_fluid_height(const scene *sc);
+
+#endif

@@ -1,0 +1,36 @@
+/* sim.h: one simulation: the scene, its particles, the neighbour grid, the scheme and the backend. */
+#ifndef SLUICE_SIM_H
+#define SLUICE_SIM_H
+
+#include "backend.h"
+#include "nbr_grid.h"
+#include "particles.h"
+#include "physics/params.h"
+#include "physics/scheme.h"
+#include "scene.h"
+#include "status.h"
+
+typedef struct sim {
+    const scene *sc;
+    const scheme *sch;
+    const backend *be;
+    sim_params P;
+    particles p;
+    nbr_grid g;
+    double domain_min[3], domain_max[3]; /* the neighbour grid covers this box */
+    double fluid_height;                 /* highest fluid column (for c0 and hydrostatics) */
+    double t;                            /* simulated time, s */
+    long step;
+    void *scheme_data;                   /* owned by the scheme, freed with free() */
+} sim;
+
+/* Builds the particles from the scene, derives the parameters, initialises the scheme and sorts
+ * the particles into the grid. */
+int sim_create(sim *s, const scene *sc, const backend *be, sl_err *err);
+
+void sim_free(sim *s);
+
+/* Bytes held per particle and in total (particle arrays + grid), for `sluice check`. */
+size_t sim_memory_bytes(const sim *s);
+
+#endif

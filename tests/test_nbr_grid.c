@@ -1,0 +1,213 @@
+/* test_nbr_grid.c: the forward-star grid against a brute-force all-pairs search. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "nbr_grid.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum layout { UNIFORM, CLUSTERED, MOSTLY_EMPTY };
+
+/* Deterministic generator so failures reproduce. */
+static double rnd(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+static void make_layout(particles *p, int dim, enum layout lay, size_t n, const double lo[3],
+                        const double hi[3], uint64_t seed)
+{
+    assert_int_equal(particles_alloc(p, n, NULL), SL_OK);
+    uint64_t s = seed;
+    double centre[4][3];
+    for (int c = 0; c < 4; ++c)
+        for (int a = 0; a < 3; ++a)
+            centre[c][a] = lo[a] + (0.2 + 0.6 * rnd(&s)) * (hi[a] - lo[a]);
+    for (size_t i = 0; i < n; ++i) {
+        for (int a = 0; a < 3; ++a) {
+            double x;
+            if (a >= dim) {
+                x = 0;
+            } else if (lay == CLUSTERED && i % 5) {
+                /* 80% of the particles in four tight clusters: many per cell */
+                x = centre[i % 4][a] + 0.02 * (hi[a] - lo[a]) * (rnd(&s) - 0.5);
+            } else if (lay == MOSTLY_EMPTY) {
+                /* a thin slab in one corner of a large domain, and a few particles outside it */
+                x = lo[a] + 0.1 * (hi[a] - lo[a]) * rnd(&s);
+                if (i % 97 == 0)
+                    x = hi[a] + 0.5 * rnd(&s);
+            } else {
+                x = lo[a] + (hi[a] - lo[a]) * rnd(&s);
+            }
+            p->f[PF_X + a][i] = (real)x;
+        }
+        p->f[PF_VX][i] = (real)i; /* a field that must follow its particle through the sort */
+        p->type[i] = (uint8_t)(i % 3);
+    }
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void check_case(int dim, int ndiv, enum layout lay, size_t n, uint64_t seed)
+{
+    const double lo[3] = {-0.3, 0.1, 0.0}, hi[3] = {1.1, 0.9, 0.7};
+    const real rmax = (real)0.08;
+    particles p;
+    make_layout(&p, dim, lay, n, lo, hi, seed);
+    nbr_grid g;
+    assert_int_equal(nbr_grid_init(&g, dim, ndiv, rmax, lo, hi, (int64_t)1 << 26, NULL), SL_OK);
+    assert_int_equal(g.view.nruns, dim == 2 ? 2 * ndiv + 1 : (2 * ndiv + 1) * (2 * ndiv + 1));
+    /* Build twice: the second build starts from a sorted state, as in a run. */
+    assert_int_equal(nbr_grid_build(&g, &p, NULL), SL_OK);
+    assert_int_equal(nbr_grid_build(&g, &p, NULL), SL_OK);
+
+    /* The sort is a permutation that carries every field along, and cells are non-decreasing. */
+    char *seen = calloc(n, 1);
+    for (size_t i = 0; i < n; ++i) {
+        assert_true(p.id[i] >= 0 && (size_t)p.id[i] < n);
+        assert_false(seen[p.id[i]]);
+        seen[p.id[i]] = 1;
+        assert_true(p.f[PF_VX][i] == (real)p.id[i]);
+        assert_int_equal(p.type[i], p.id[i] % 3);
+        assert_int_equal(g.cell[i], nbr_cell_of(&g, p.f[PF_X][i], p.f[PF_Y][i], p.f[PF_Z][i]));
+        if (i)
+            assert_true(g.cell[i - 1] <= g.cell[i]);
+    }
+    free(seen);
+    for (int64_t c = 0; c <= g.ncells; ++c)
+        assert_true(g.cell_start[c] <= g.cell_start[c + 1]);
+    assert_int_equal(g.cell_start[g.ncells + 1], (int32_t)n);
+
+    /* Neighbour sets: grid runs against all pairs, for every particle inside the domain. */
+    int32_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    size_t total = 0;
+    for (size_t i = 0; i < g.n_inside; ++i) {
+        size_t na = 0, nb = 0;
+        for (size_t j = 0; j < g.n_inside; ++j) {
+            real dx = p.f[PF_X][i] - p.f[PF_X][j], dy = p.f[PF_Y][i] - p.f[PF_Y][j];
+            real dz = p.f[PF_Z][i] - p.f[PF_Z][j];
+            if (dx * dx + dy * dy + dz * dz < rmax * rmax)
+                a[na++] = (int32_t)j;
+        }
+        for (int r = 0; r < g.view.nruns; ++r) {
+            int32_t jb, je;
+            nbr_run_range(&g.view, g.cell[i], r, &jb, &je);
+            for (int32_t j = jb; j < je; ++j) {
+                real dx = p.f[PF_X][i] - p.f[PF_X][j], dy = p.f[PF_Y][i] - p.f[PF_Y][j];
+                real dz = p.f[PF_Z][i] - p.f[PF_Z][j];
+                if (dx * dx + dy * dy + dz * dz < rmax * rmax)
+                    b[nb++] = j;
+            }
+        }
+        qsort(b, nb, sizeof *b, cmp_int);
+        assert_int_equal(na, nb);
+        assert_memory_equal(a, b, na * sizeof *a);
+        total += na;
+    }
+    assert_true(total >= g.n_inside); /* every particle finds at least itself */
+    if (lay == MOSTLY_EMPTY)
+        assert_true(g.n_inside < n); /* the particles outside went to the sink cell */
+    else
+        assert_int_equal(g.n_inside, n);
+    free(a);
+    free(b);
+    nbr_grid_free(&g);
+    particles_free(&p);
+}
+
+static void test_all_layouts(void **state)
+{
+    (void)state;
+    for (int dim = 2; dim <= 3; ++dim)
+        for (int ndiv = 1; ndiv <= 3; ++ndiv)
+            for (int lay = UNIFORM; lay <= MOSTLY_EMPTY; ++lay)
+                check_case(dim, ndiv, (enum layout)lay, dim == 2 ? 3000 : 4000,
+                           (uint64_t)(100 * dim + 10 * ndiv + lay));
+}
+
+static void test_stable_order_inside_cells(void **state)
+{
+    (void)state;
+    /* Particles that share a cell keep their previous relative order. */
+    const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 0};
+    particles p;
+    make_layout(&p, 2, CLUSTERED, 2000, lo, hi, 7);
+    nbr_grid g;
+    assert_int_equal(nbr_grid_init(&g, 2, 2, (real)0.1, lo, hi, 1 << 20, NULL), SL_OK);
+    assert_int_equal(nbr_grid_build(&g, &p, NULL), SL_OK);
+    for (size_t i = 1; i < p.n; ++i)
+        if (g.cell[i] == g.cell[i - 1])
+            assert_true(p.id[i - 1] < p.id[i]);
+    nbr_grid_free(&g);
+    particles_free(&p);
+}
+
+static void test_empty_and_single(void **state)
+{
+    (void)state;
+    const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    for (size_t n = 0; n <= 1; ++n) {
+        particles p;
+        assert_int_equal(particles_alloc(&p, n, NULL), SL_OK);
+        if (n)
+            p.f[PF_X][0] = p.f[PF_Y][0] = p.f[PF_Z][0] = (real)0.5;
+        nbr_grid g;
+        assert_int_equal(nbr_grid_init(&g, 3, 1, (real)0.2, lo, hi, 1 << 20, NULL), SL_OK);
+        assert_int_equal(nbr_grid_build(&g, &p, NULL), SL_OK);
+        assert_int_equal(g.n_inside, n);
+        nbr_grid_free(&g);
+        particles_free(&p);
+    }
+}
+
+static void test_nan_goes_to_sink(void **state)
+{
+    (void)state;
+    const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 0};
+    particles p;
+    assert_int_equal(particles_alloc(&p, 3, NULL), SL_OK);
+    p.f[PF_X][0] = (real)NAN;
+    p.f[PF_X][1] = (real)0.5;
+    p.f[PF_Y][1] = (real)0.5;
+    p.f[PF_X][2] = (real)-0.1;
+    nbr_grid g;
+    assert_int_equal(nbr_grid_init(&g, 2, 1, (real)0.2, lo, hi, 1 << 20, NULL), SL_OK);
+    assert_int_equal(nbr_grid_build(&g, &p, NULL), SL_OK);
+    assert_int_equal(g.n_inside, 1);
+    assert_int_equal(p.id[0], 1);
+    nbr_grid_free(&g);
+    particles_free(&p);
+}
+
+static void test_too_many_cells_is_an_error(void **state)
+{
+    (void)state;
+    const double lo[3] = {0, 0, 0}, hi[3] = {1000, 1000, 1000};
+    nbr_grid g;
+    sl_err err;
+    assert_int_equal(nbr_grid_init(&g, 3, 3, (real)0.001, lo, hi, 1 << 20, &err), SL_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "cells"));
+    nbr_grid_free(&g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_all_layouts),
+        cmocka_unit_test(test_stable_order_inside_cells),
+        cmocka_unit_test(test_empty_and_single),
+        cmocka_unit_test(test_nan_goes_to_sink),
+        cmocka_unit_test(test_too_many_cells_is_an_error),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
