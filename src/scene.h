@@ -27,6 +27,9 @@ typedef struct scene_geom {
 enum kernel_kind { KERNEL_WENDLAND_C2, KERNEL_CUBIC_SPLINE };
 enum integrator_kind { INTEGRATOR_SYMPLECTIC, INTEGRATOR_VERLET };
 enum viscosity_kind { VISCOSITY_ARTIFICIAL, VISCOSITY_LAMINAR };
+/* Density diffusion: Molteni & Colagrossi (2009), or Fourtakas et al. (2019), which subtracts the
+ * hydrostatic density difference so a still column is not diffused towards uniform density. */
+enum diffusion_kind { DIFFUSION_FOURTAKAS, DIFFUSION_MOLTENI };
 
 /* Output field bits (output.fields). position and id are always written: ParaView needs the
  * geometry and the id gives the row order. */
@@ -70,6 +73,7 @@ typedef struct scene {
     enum viscosity_kind viscosity;
     double alpha;         /* artificial viscosity coefficient */
     double delta;         /* delta-SPH density diffusion coefficient (0 = off) */
+    enum diffusion_kind diffusion;
 
     /* geometry */
     int ngeom;
@@ -92,6 +96,21 @@ int scene_load(scene *sc, const char *path, sl_err *err);
 int scene_load_string(scene *sc, const char *text, const char *name, sl_err *err);
 
 void scene_free(scene *sc);
+
+/* One scene key with its value, as handed out by scene_visit_keys(). */
+typedef struct scene_value {
+    const char *group, *key;   /* "numerics", "spacing" */
+    enum { SV_REAL, SV_INT, SV_STRING } kind;
+    int count;                 /* SV_REAL: numbers in `real` (vectors have `dimension`) */
+    const double *real;
+    int integer;               /* SV_INT (booleans are 0/1) */
+    const char *string;        /* SV_STRING: strings, enum names, flag lists "a,b,c" */
+} scene_value;
+
+/* Calls fn for every key of every group except the geometry list, with the scene's value, in the
+ * order of docs/scene-files.md. Output (snapshot attributes) uses it, so new keys appear there
+ * without further code. */
+void scene_visit_keys(const scene *sc, void (*fn)(const scene_value *v, void *ctx), void *ctx);
 
 /* Name tables shared by the loader, `sluice check` and the snapshot attributes. */
 const char *scene_kernel_name(enum kernel_kind k);

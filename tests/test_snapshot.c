@@ -20,21 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The scene name tables live with the scene loader; these stand-ins let this test link without
- * it. They are weak, so the loader's own definitions win when it is linked in. */
-__attribute__((weak)) const char *scene_kernel_name(enum kernel_kind k)
-{
-    return k == KERNEL_WENDLAND_C2 ? "wendland" : "cubic";
-}
-__attribute__((weak)) const char *scene_integrator_name(enum integrator_kind k)
-{
-    return k == INTEGRATOR_SYMPLECTIC ? "symplectic" : "verlet";
-}
-__attribute__((weak)) const char *scene_viscosity_name(enum viscosity_kind k)
-{
-    return k == VISCOSITY_ARTIFICIAL ? "artificial" : "laminar";
-}
-
 /* ---- helpers -------------------------------------------------------------------------------- */
 
 /* snprintf that fails the test instead of truncating. */

@@ -39,6 +39,7 @@
 _Static_assert(sizeof(enum kernel_kind) == sizeof(int), "enum kernel_kind is stored as an int");
 _Static_assert(sizeof(enum integrator_kind) == sizeof(int), "enum integrator_kind is stored as an int");
 _Static_assert(sizeof(enum viscosity_kind) == sizeof(int), "enum viscosity_kind is stored as an int");
+_Static_assert(sizeof(enum diffusion_kind) == sizeof(int), "enum diffusion_kind is stored as an int");
 _Static_assert(sizeof(enum geom_kind) == sizeof(int), "enum geom_kind is stored as an int");
 
 /* ---- key descriptors ------------------------------------------------------------------------ */
@@ -97,6 +98,7 @@ typedef struct group_desc {
 static const char *const kernel_names[] = {"wendland", "cubic", NULL};
 static const char *const integrator_names[] = {"symplectic", "verlet", NULL};
 static const char *const viscosity_names[] = {"artificial", "laminar", NULL};
+static const char *const diffusion_names[] = {"fourtakas", "molteni", NULL};
 static const char *const geom_names[] = {"fluid", "tank", "obstacle", NULL};
 /* Index i is the bit 1u << i of the OUT_* constants. */
 static const char *const field_names[] = {"position", "velocity", "pressure", "density", "type", "id", NULL};
@@ -157,6 +159,9 @@ static const key_desc numerics_keys[] = {
      .doc = "artificial viscosity coefficient"},
     {.name = "delta", .type = KT_REAL, .offset = S(delta), .lo = 0, .hi = 1, .def = {0.1}, .units = "",
      .doc = "delta-SPH density diffusion coefficient (0 = off)"},
+    {.name = "diffusion", .type = KT_ENUM, .offset = S(diffusion), .names = diffusion_names,
+     .def = {DIFFUSION_FOURTAKAS}, .units = "",
+     .doc = "density diffusion term: fourtakas (acts on the dynamic density only) or molteni"},
 };
 
 /* `type` first: it decides which other keys an item takes. */
@@ -202,7 +207,7 @@ static const group_desc groups[] = {
 /* ---- loader state and messages -------------------------------------------------------------- */
 
 /* libconfig 1.5 keeps only the low 32 bits of an integer literal that does not fit in an int, without
- * an error; prescan() records such literals so that the key holding one is reported. */
+ * an error; check_syntax() records such literals so that the key holding one is reported. */
 typedef struct int_overflow {
     int line;
     long long stored; /* the value libconfig stored */
@@ -597,7 +602,18 @@ static const group_desc *group_with_key(const char *name, const group_desc *exce
     return NULL;
 }
 
-/* ---- prescan: @include and integer literals libconfig 1.5 would wrap ---------------------------- */
+/* ---- integer literals libconfig 1.5 would wrap ------------------------------------------------ */
+
+/* strncasecmp() is POSIX, not C11. */
+static int strncasecmp_ascii(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        int d = tolower((unsigned char)a[i]) - tolower((unsigned char)b[i]);
+        if (d || !a[i])
+            return d;
+    }
+    return 0;
+}
 
 static long long low32(unsigned long long u)
 {
@@ -677,56 +693,334 @@ static int check_int_token(ctx *c, const char *s, size_t len, int line)
     return record_overflow(c, s, len, line, low32((unsigned long long)v));
 }
 
-/* Walks the text as libconfig's scanner would (comments, strings, names, numbers). */
-static int prescan(ctx *c)
+/* ---- syntax check: libconfig 1.5's grammar, before libconfig sees the text -------------------
+ *
+ * libconfig 1.5 leaks the text of a string token when a syntax error happens at it, and some of its
+ * errors read only "syntax error". So the text is tokenized and parsed here first, by the same
+ * grammar, and only text that parses goes to libconfig (which then reports the errors of its
+ * parser actions: duplicate names, arrays of mixed types):
+ *
+ *   file    = setting* ;              setting = NAME ('=' | ':') value [';' | ','] ;
+ *   value   = scalar | '[' [scalar {',' scalar}] ']' | '(' [value {',' value}] ')' | '{' setting* '}' ;
+ *   scalar  = BOOL | INTEGER | FLOAT | STRING {STRING} ;
+ *
+ * The walk also rejects @include and records the integer literals libconfig would wrap. */
+
+#define SYNTAX_DEPTH_MAX 64 /* nested groups, lists and arrays */
+
+enum tok_kind { T_EOF, T_NAME, T_STRING, T_BOOL, T_NUMBER, T_PUNCT };
+
+typedef struct token {
+    enum tok_kind kind;
+    const char *s;
+    size_t len;
+    int line;
+} token;
+
+typedef struct lexer {
+    ctx *c;
+    const char *p;
+    int line;
+    int depth;
+    token t; /* the current token */
+} lexer;
+
+static int is_name_char(char ch)
 {
-    const char *p = c->text;
-    int line = 1;
-    while (*p) {
-        char ch = *p;
-        if (ch == '\n') {
-            ++line;
-            ++p;
-        } else if (ch == '#' || (ch == '/' && p[1] == '/')) {
-            while (*p && *p != '\n')
-                ++p;
-        } else if (ch == '/' && p[1] == '*') {
-            for (p += 2; *p && !(p[0] == '*' && p[1] == '/'); ++p)
-                if (*p == '\n')
-                    ++line;
-            if (*p)
-                p += 2;
-        } else if (ch == '"') {
-            for (++p; *p && *p != '"'; ++p) {
-                if (*p == '\\' && p[1])
-                    ++p;
-                if (*p == '\n')
-                    ++line;
-            }
-            if (*p)
-                ++p;
-        } else if (ch == '@') {
-            if (strncmp(p, "@include", 8) == 0)
-                return fail(c, line, NULL,
-                            "@include is not supported (accepted: a self-contained scene file; its text is "
-                            "stored with every snapshot)");
-            ++p;
-        } else if (isalpha((unsigned char)ch) || ch == '*' || ch == '_') {
-            while (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '*')
-                ++p;
-        } else if (isdigit((unsigned char)ch) || (ch == '.' && isdigit((unsigned char)p[1])) ||
-                   ((ch == '-' || ch == '+') &&
-                    (isdigit((unsigned char)p[1]) || (p[1] == '.' && isdigit((unsigned char)p[2]))))) {
-            const char *s = p++;
-            while (isalnum((unsigned char)*p) || *p == '.' || *p == '_' ||
-                   ((*p == '+' || *p == '-') && (p[-1] == 'e' || p[-1] == 'E')))
-                ++p;
-            TRY(check_int_token(c, s, (size_t)(p - s), line));
-        } else {
-            ++p;
+    return isalnum((unsigned char)ch) || ch == '-' || ch == '_' || ch == '*';
+}
+
+static const char *skip_digits(const char *q)
+{
+    while (isdigit((unsigned char)*q))
+        ++q;
+    return q;
+}
+
+/* [eE][-+]?[0-9]+ at q: its end, or q when there is none. */
+static const char *skip_exponent(const char *q)
+{
+    if (*q != 'e' && *q != 'E')
+        return q;
+    const char *r = q + 1;
+    if (*r == '+' || *r == '-')
+        ++r;
+    return isdigit((unsigned char)*r) ? skip_digits(r) : q;
+}
+
+/* The longest number literal at p, as libconfig's scanner matches them: integers [-+]?[0-9]+ with
+ * an optional L or LL, hex 0x... with an optional L or LL, reals with a '.' or an exponent.
+ * *real: a real; *digits: it has a digit before any exponent. 0 when there is none. */
+static size_t match_number(const char *p, int *real, int *digits)
+{
+    const char *s = (*p == '+' || *p == '-') ? p + 1 : p;
+    size_t best = 0;
+    *real = 0;
+    *digits = 0;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && isxdigit((unsigned char)p[2])) {
+        const char *q = p + 2;
+        while (isxdigit((unsigned char)*q))
+            ++q;
+        if (*q == 'L')
+            q += q[1] == 'L' ? 2 : 1;
+        best = (size_t)(q - p);
+        *digits = 1;
+    }
+    const char *q = skip_digits(s);
+    if (q > s) {
+        if (*q == 'L')
+            q += q[1] == 'L' ? 2 : 1;
+        if ((size_t)(q - p) > best) {
+            best = (size_t)(q - p);
+            *digits = 1;
         }
     }
+    q = skip_digits(s); /* [0-9]* '.' [0-9]* exponent? */
+    if (*q == '.') {
+        const char *int_end = q;
+        const char *f = skip_digits(q + 1);
+        int has = int_end > s || f > q + 1;
+        f = skip_exponent(f);
+        if ((size_t)(f - p) > best) {
+            best = (size_t)(f - p);
+            *real = 1;
+            *digits = has;
+        }
+    }
+    q = skip_digits(s); /* [0-9]+ ('.' [0-9]*)? exponent */
+    if (q > s) {
+        if (*q == '.')
+            q = skip_digits(q + 1);
+        const char *e = skip_exponent(q);
+        if (e > q && (size_t)(e - p) > best) {
+            best = (size_t)(e - p);
+            *real = 1;
+            *digits = 1;
+        }
+    }
+    return best;
+}
+
+static void token_text(const token *t, char *buf, size_t n)
+{
+    switch (t->kind) {
+    case T_EOF:
+        snprintf(buf, n, "end of file");
+        break;
+    case T_NAME:
+        snprintf(buf, n, "name '%.*s%s'", t->len > 40 ? 40 : (int)t->len, t->s, t->len > 40 ? "..." : "");
+        break;
+    case T_STRING:
+        snprintf(buf, n, "string %.*s%s", t->len > 40 ? 40 : (int)t->len, t->s, t->len > 40 ? "...\"" : "");
+        break;
+    case T_BOOL:
+        snprintf(buf, n, "boolean %.*s", (int)t->len, t->s);
+        break;
+    case T_NUMBER:
+        snprintf(buf, n, "number %.*s%s", t->len > 40 ? 40 : (int)t->len, t->s, t->len > 40 ? "..." : "");
+        break;
+    case T_PUNCT:
+        snprintf(buf, n, "'%c'", t->s[0]);
+        break;
+    }
+}
+
+static int lex_next(lexer *lx)
+{
+    const char *p = lx->p;
+    for (;;) { /* white space and comments */
+        if (*p == '\n') {
+            ++lx->line;
+            ++p;
+        } else if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f') {
+            ++p;
+        } else if (*p == '#' || (p[0] == '/' && p[1] == '/')) {
+            while (*p && *p != '\n')
+                ++p;
+        } else if (p[0] == '/' && p[1] == '*') {
+            int start = lx->line;
+            for (p += 2; *p && !(p[0] == '*' && p[1] == '/'); ++p)
+                if (*p == '\n')
+                    ++lx->line;
+            if (!*p)
+                return fail(lx->c, start, NULL, "syntax error: the comment opened here by /* is never closed by */");
+            p += 2;
+        } else {
+            break;
+        }
+    }
+    token *t = &lx->t;
+    t->s = p;
+    t->line = lx->line;
+    char ch = *p;
+    int real, digits;
+    size_t n;
+    if (!ch) {
+        t->kind = T_EOF;
+        t->len = 0;
+    } else if (ch == '"') {
+        const char *q = p + 1;
+        for (; *q && *q != '"'; ++q) {
+            if (*q == '\\' && q[1])
+                ++q;
+            if (*q == '\n')
+                ++lx->line;
+        }
+        if (!*q)
+            return fail(lx->c, t->line, NULL, "syntax error: the string opened here by '\"' is never closed");
+        t->kind = T_STRING;
+        t->len = (size_t)(q + 1 - p);
+    } else if (ch == '@') {
+        if (strncmp(p, "@include", 8) == 0)
+            return fail(lx->c, t->line, NULL,
+                        "@include is not supported (accepted: a self-contained scene file; its text is stored "
+                        "with every snapshot)");
+        return fail(lx->c, t->line, NULL, "syntax error: unexpected character '@'");
+    } else if (isalpha((unsigned char)ch) || ch == '*') {
+        const char *q = p + 1;
+        while (is_name_char(*q))
+            ++q;
+        t->len = (size_t)(q - p);
+        t->kind = ((t->len == 4 && strncasecmp_ascii(p, "true", 4) == 0) ||
+                   (t->len == 5 && strncasecmp_ascii(p, "false", 5) == 0))
+                      ? T_BOOL
+                      : T_NAME;
+    } else if ((n = match_number(p, &real, &digits)) > 0) {
+        if (!digits)
+            return fail(lx->c, t->line, NULL, "syntax error: '%.*s' is not a number (accepted: digits around the '.')",
+                        (int)n, p);
+        t->kind = T_NUMBER;
+        t->len = n;
+        if (!real)
+            TRY(check_int_token(lx->c, p, n, t->line));
+    } else if (strchr("=:;,{}()[]", ch)) {
+        t->kind = T_PUNCT;
+        t->len = 1;
+    } else if ((unsigned char)ch < 0x20 || (unsigned char)ch >= 0x7f) {
+        return fail(lx->c, t->line, NULL, "syntax error: unexpected byte 0x%02x", (unsigned)(unsigned char)ch);
+    } else {
+        return fail(lx->c, t->line, NULL, "syntax error: unexpected character '%c'", ch);
+    }
+    lx->p = p + t->len;
     return SL_OK;
+}
+
+static int is_punct(const token *t, char ch)
+{
+    return t->kind == T_PUNCT && t->s[0] == ch;
+}
+
+static int unexpected(lexer *lx, const char *expected)
+{
+    char what[96];
+    token_text(&lx->t, what, sizeof what);
+    return fail(lx->c, lx->t.line, NULL, "syntax error: unexpected %s (expected %s)", what, expected);
+}
+
+/* The end of an aggregate opened on line `open` that lacks its closer. */
+static int unclosed(lexer *lx, const char *what, char closer, int open)
+{
+    if (lx->t.kind == T_EOF)
+        return fail(lx->c, lx->t.line, NULL,
+                    "syntax error: unexpected end of file (expected '%c' to close the %s opened on line %d)", closer,
+                    what, open);
+    char buf[96];
+    snprintf(buf, sizeof buf, "',' or '%c' to close the %s opened on line %d", closer, what, open);
+    return unexpected(lx, buf);
+}
+
+static int parse_value(lexer *lx);
+
+/* Settings up to `closer` ('}') or the end of the file (closer 0). */
+static int parse_settings(lexer *lx, char closer, int open)
+{
+    for (;;) {
+        const token *t = &lx->t;
+        if (closer ? is_punct(t, closer) : t->kind == T_EOF)
+            return SL_OK;
+        if (t->kind != T_NAME) {
+            if (closer && t->kind == T_EOF)
+                return unclosed(lx, "group", closer, open);
+            return unexpected(lx, closer ? "a setting name or '}'" : "a setting name");
+        }
+        TRY(lex_next(lx));
+        if (!is_punct(t, '=') && !is_punct(t, ':'))
+            return unexpected(lx, "'=' after the setting name");
+        TRY(lex_next(lx));
+        TRY(parse_value(lx));
+        if (is_punct(t, ';') || is_punct(t, ','))
+            TRY(lex_next(lx));
+    }
+}
+
+static int is_scalar(const token *t)
+{
+    return t->kind == T_BOOL || t->kind == T_NUMBER || t->kind == T_STRING;
+}
+
+static int parse_scalar(lexer *lx)
+{
+    int string = lx->t.kind == T_STRING;
+    TRY(lex_next(lx));
+    while (string && lx->t.kind == T_STRING) /* "a" "b" is "ab" */
+        TRY(lex_next(lx));
+    return SL_OK;
+}
+
+static int parse_value(lexer *lx)
+{
+    const token *t = &lx->t;
+    if (is_scalar(t))
+        return parse_scalar(lx);
+    if (!is_punct(t, '[') && !is_punct(t, '(') && !is_punct(t, '{')) {
+        if (t->kind == T_EOF)
+            return fail(lx->c, t->line, NULL, "syntax error: unexpected end of file (expected a value)");
+        return unexpected(lx, "a value");
+    }
+    char open_ch = t->s[0];
+    int open = t->line;
+    if (++lx->depth > SYNTAX_DEPTH_MAX)
+        return fail(lx->c, t->line, NULL, "syntax error: more than %d nested groups, lists and arrays",
+                    SYNTAX_DEPTH_MAX);
+    TRY(lex_next(lx));
+    if (open_ch == '{') {
+        TRY(parse_settings(lx, '}', open));
+    } else {
+        char closer = open_ch == '[' ? ']' : ')';
+        const char *what = open_ch == '[' ? "array" : "list";
+        if (!is_punct(t, closer)) {
+            for (;;) {
+                if (open_ch == '[') {
+                    if (!is_scalar(t)) {
+                        if (t->kind == T_EOF)
+                            return unclosed(lx, what, closer, open);
+                        return unexpected(lx, "a number, string or boolean (an array holds only those; a list "
+                                              "( ... ) holds anything)");
+                    }
+                    TRY(parse_scalar(lx));
+                } else {
+                    if (t->kind == T_EOF)
+                        return unclosed(lx, what, closer, open);
+                    TRY(parse_value(lx));
+                }
+                if (is_punct(t, closer))
+                    break;
+                if (!is_punct(t, ','))
+                    return unclosed(lx, what, closer, open);
+                TRY(lex_next(lx));
+            }
+        }
+    }
+    TRY(lex_next(lx)); /* the closer */
+    --lx->depth;
+    return SL_OK;
+}
+
+static int check_syntax(ctx *c)
+{
+    lexer lx = {.c = c, .p = c->text, .line = 1};
+    TRY(lex_next(&lx));
+    return parse_settings(&lx, 0, 0);
 }
 
 /* When s is an int setting that holds a wrapped literal: the error. */
@@ -878,7 +1172,7 @@ static int read_key(ctx *c, const key_desc *k, const config_setting_t *s, void *
     char *dst = (char *)base + k->offset;
     char acc[512], val[160], sug[96];
     int line = line_of(s), t = config_setting_type(s);
-    const char *str;
+    const char *str = "";
     switch (k->type) {
     case KT_REAL: {
         double v;
@@ -1108,6 +1402,8 @@ static int read_items(ctx *c, const group_desc *gd, const config_setting_t *list
 {
     scene *sc = c->sc;
     char prefix[32], key[64], val[160], a[40], b[40];
+    if (!list && !gd->required)
+        return SL_OK;
     if (!list)
         return fail(c, 0, gd->name,
                     "required list is missing (accepted: %s = ( { type = \"fluid\"; min = [...]; max = [...]; }, "
@@ -1395,7 +1691,9 @@ static int is_blank_or_comment(const char *s)
 
 static int parse_and_read(ctx *c, config_t *cfg)
 {
-    TRY(prescan(c));
+    TRY(check_syntax(c));
+    /* The syntax is fine, so libconfig should fail only in its parser actions (a duplicate name, an
+     * array of mixed types); the generic cases stay in case the two grammars ever differ. */
     if (!config_read_string(cfg, c->text)) {
         const char *what = config_error_text(cfg);
         int line = config_error_line(cfg);
@@ -1579,6 +1877,59 @@ void scene_free(scene *sc)
     sc->text = NULL;
     sc->geom = NULL;
     sc->ngeom = 0;
+}
+
+void scene_visit_keys(const scene *sc, void (*fn)(const scene_value *v, void *ctx), void *ctx)
+{
+    for (int g = 0; g < NGROUPS; ++g) {
+        if (groups[g].list)
+            continue;
+        for (int k = 0; k < groups[g].nkeys; ++k) {
+            const key_desc *d = &groups[g].keys[k];
+            const char *at = (const char *)sc + d->offset;
+            scene_value v = {groups[g].name, d->name, SV_INT, 0, NULL, 0, NULL};
+            char flags[256] = "";
+            switch (d->type) {
+            case KT_REAL:
+                v.kind = SV_REAL;
+                v.count = 1;
+                v.real = (const double *)at;
+                break;
+            case KT_VEC:
+                v.kind = SV_REAL;
+                v.count = sc->dim == 3 ? 3 : 2;
+                v.real = (const double *)at;
+                break;
+            case KT_INT:
+            case KT_BOOL:
+                v.integer = *(const int *)at;
+                break;
+            case KT_ENUM:
+                v.kind = SV_STRING;
+                v.string = d->names[*(const int *)at];
+                break;
+            case KT_STRING:
+            case KT_SCHEME:
+                v.kind = SV_STRING;
+                v.string = at;
+                break;
+            case KT_FLAGS:
+                v.kind = SV_STRING;
+                for (int b = 0; d->names[b]; ++b)
+                    if (*(const unsigned *)at & (1u << b)) {
+                        if (flags[0])
+                            strcat(flags, ",");
+                        strcat(flags, d->names[b]);
+                    }
+                v.string = flags;
+                break;
+            }
+            /* domain_min/max mean nothing unless given */
+            if (d->type == KT_VEC && groups[g].name[0] == 's' && !sc->domain_set)
+                continue;
+            fn(&v, ctx);
+        }
+    }
 }
 
 const char *scene_kernel_name(enum kernel_kind k)

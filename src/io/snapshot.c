@@ -187,52 +187,42 @@ out:
             return -1;     \
     } while (0)
 
-static const char *const out_field_names[] = {"position", "velocity", "pressure",
-                                              "density",  "type",     "id"};
+/* Writes one scene key as a root attribute named "group.key". */
+typedef struct attr_ctx {
+    hid_t root;
+    int failed;
+} attr_ctx;
 
-/* Every scene key under its scene-file name ("group.key"). Vectors have sc->dim components. */
+static void write_scene_key(const scene_value *v, void *ctx)
+{
+    attr_ctx *a = ctx;
+    if (a->failed)
+        return;
+    char name[128];
+    snprintf(name, sizeof name, "%s.%s", v->group, v->key);
+    int rc = 0;
+    switch (v->kind) {
+    case SV_REAL:
+        rc = attr_double(a->root, name, v->real, (size_t)v->count);
+        break;
+    case SV_INT:
+        rc = attr_int(a->root, name, v->integer);
+        break;
+    case SV_STRING:
+        rc = attr_string(a->root, name, v->string ? v->string : "");
+        break;
+    }
+    a->failed = rc < 0;
+}
+
+/* Every scene key under its scene-file name ("group.key"); geometry as its count and the scene text. */
 static int write_scene_attrs(hid_t root, const scene *sc)
 {
-    int nd = sc->dim == 2 ? 2 : 3;
-    char fields[128] = "";
-    for (size_t k = 0; k < sizeof out_field_names / sizeof *out_field_names; ++k) {
-        if (sc->out_fields & (1u << k)) {
-            if (fields[0])
-                strcat(fields, ",");
-            strcat(fields, out_field_names[k]);
-        }
-    }
-    const char *kernel = scene_kernel_name(sc->kernel);
-    const char *integrator = scene_integrator_name(sc->integrator);
-    const char *viscosity = scene_viscosity_name(sc->viscosity);
-
-    TRY(attr_string(root, "simulation.method", sc->method));
-    TRY(attr_int(root, "simulation.dimension", sc->dim));
-    TRY(attr_double(root, "simulation.end_time", &sc->end_time, 1));
-    if (sc->domain_set) {
-        TRY(attr_double(root, "simulation.domain_min", sc->domain_min, (size_t)nd));
-        TRY(attr_double(root, "simulation.domain_max", sc->domain_max, (size_t)nd));
-    }
-    TRY(attr_double(root, "fluid.density", &sc->rho0, 1));
-    TRY(attr_double(root, "fluid.viscosity", &sc->nu, 1));
-    TRY(attr_double(root, "fluid.gravity", sc->gravity, (size_t)nd));
-    TRY(attr_double(root, "fluid.sound_speed", &sc->sound_speed, 1));
-    TRY(attr_double(root, "fluid.sound_speed_coef", &sc->sound_speed_coef, 1));
-    TRY(attr_double(root, "fluid.eos_gamma", &sc->eos_gamma, 1));
-    TRY(attr_double(root, "numerics.spacing", &sc->dp, 1));
-    TRY(attr_string(root, "numerics.kernel", kernel ? kernel : "unknown"));
-    TRY(attr_double(root, "numerics.h_factor", &sc->h_factor, 1));
-    TRY(attr_double(root, "numerics.cfl", &sc->cfl, 1));
-    TRY(attr_int(root, "numerics.ndiv", sc->ndiv));
-    TRY(attr_string(root, "numerics.integrator", integrator ? integrator : "unknown"));
-    TRY(attr_int(root, "numerics.verlet_steps", sc->verlet_steps));
-    TRY(attr_string(root, "numerics.viscosity", viscosity ? viscosity : "unknown"));
-    TRY(attr_double(root, "numerics.alpha", &sc->alpha, 1));
-    TRY(attr_double(root, "numerics.delta", &sc->delta, 1));
+    attr_ctx a = {root, 0};
+    scene_visit_keys(sc, write_scene_key, &a);
+    if (a.failed)
+        return -1;
     TRY(attr_int(root, "geometry.count", sc->ngeom));
-    TRY(attr_string(root, "output.directory", sc->out_dir));
-    TRY(attr_double(root, "output.interval", &sc->out_interval, 1));
-    TRY(attr_string(root, "output.fields", fields));
     TRY(attr_string(root, "scene_path", sc->path));
     if (sc->text)
         TRY(attr_string(root, "scene_text", sc->text));

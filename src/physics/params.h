@@ -21,6 +21,8 @@ typedef struct sim_params {
     int viscosity;      /* enum viscosity_kind */
     real alpha;         /* artificial viscosity */
     real delta;         /* delta-SPH coefficient */
+    int diffusion;      /* enum diffusion_kind */
+    real hydro_drho[3]; /* Fourtakas: rho0 g / c0^2, the hydrostatic density gradient */
     real eta2;          /* 0.01 h^2: keeps 1/(r^2 + eta2) finite */
     real cfl;
 } sim_params;

@@ -11,7 +11,10 @@
  * Continuity with delta-SPH diffusion (Molteni & Colagrossi 2009, Comput. Phys. Commun. 180:861, eq. 10):
  *     drho_i/dt = sum_j m_j v_ij . grad_i W_ij
  *               + 2 delta h c0 sum_j (rho_j - rho_i) (r_ji . grad_i W_ij)/(r_ij^2 + eta^2) m_j/rho_j
- *   the diffusion acting between fluid particles only (as in DualSPHysics).
+ *   the diffusion acting between fluid particles only (as in DualSPHysics). With the correction of
+ *   Fourtakas et al. (2019), Comput. Fluids 190:346, eq. 12, the hydrostatic part of rho_j - rho_i,
+ *   rho0 g . (x_j - x_i) / c0^2 (the linearised Tait difference), is taken out, so a still column
+ *   keeps its hydrostatic density next to walls and the free surface, where the kernel is cut.
  * Dynamic boundary particles (Crespo et al. 2007, CMC 5:173): walls and obstacles take part in both
  * sums, evolve their density by continuity and stay in place. */
 #ifndef SLUICE_SPH_FORCES_H
@@ -77,8 +80,11 @@ HD static inline void sph_force_pair(const sim_params *P, const sph_particle *a,
     if (amu > acc->visc_max)
         acc->visc_max = amu;
     if (a->fluid && b->fluid && P->delta > R(0.0)) {
+        real drho_ji = b->rho - a->rho;
+        if (P->diffusion == DIFFUSION_FOURTAKAS) /* x_j - x_i = -(dx, dy, dz) */
+            drho_ji += P->hydro_drho[0] * dx + P->hydro_drho[1] * dy + P->hydro_drho[2] * dz;
         /* r_ji . grad_i W = -f r^2 */
-        acc->drho += R(2.0) * P->delta * P->h * P->c0 * (b->rho - a->rho) * (-f * r2) * inv_r2eta * m / b->rho;
+        acc->drho += R(2.0) * P->delta * P->h * P->c0 * drho_ji * (-f * r2) * inv_r2eta * m / b->rho;
     }
     if (!a->fluid)
         return;

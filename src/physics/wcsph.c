@@ -132,6 +132,9 @@ static int wcsph_init(sim *s, sl_err *err)
     P->viscosity = sc->viscosity;
     P->alpha = (real)sc->alpha;
     P->delta = (real)sc->delta;
+    P->diffusion = sc->diffusion;
+    for (int a = 0; a < 3; ++a)
+        P->hydro_drho[a] = (real)(sc->rho0 * sc->gravity[a] / (c0 * c0));
     P->eta2 = (real)(0.01 * h * h);
     P->cfl = (real)sc->cfl;
 
