@@ -7,8 +7,8 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 
 # Debian 12 / Ubuntu 24.04 packages the build and the tests need.
-DEB_PACKAGES = build-essential cmake pkg-config libhdf5-dev libconfig-dev libcmocka-dev \
-               python3-h5py python3-numpy
+DEB_PACKAGES = build-essential cmake pkg-config libhdf5-dev libconfig-dev libcmocka-dev
+
 
 .PHONY: all deps configure build run test clean
 
