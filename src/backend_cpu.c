@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-enum { CHUNK = 512 }; /* particles per task: small enough to balance, large enough to amortise */
+enum { CHUNK = 128 }; /* particles per task: small enough to balance, large enough to amortise */
 
 static int cpu_build_cells(sim *s, sl_err *err)
 {

@@ -19,6 +19,7 @@ static sim_params params(int dim, int kernel)
     P.kernel = kernel;
     P.dp = (real)0.01;
     P.h = (real)0.02;
+    P.inv_h = 1 / P.h;
     P.r_max = 2 * P.h;
     P.r2_max = P.r_max * P.r_max;
     P.kernel_norm = (real)sph_kernel_norm(kernel, dim, P.h);
@@ -47,7 +48,7 @@ static void test_kernels_are_normalised(void **state)
                 for (int j = -m; j <= m; ++j)
                     for (int l = (dim == 3 ? -m : 0); l <= (dim == 3 ? m : 0); ++l) {
                         double r = step * sqrt((double)(i * i + j * j + l * l));
-                        sum += sph_w(k, (real)norm, (real)r, (real)h);
+                        sum += sph_w(k, (real)norm, (real)r, (real)(1 / h));
                     }
             sum *= pow(step, dim);
             assert_true(fabs(sum - 1.0) < 1e-4);
@@ -64,14 +65,14 @@ static void test_gradient_matches_finite_difference(void **state)
             double h = 0.02, norm = sph_kernel_norm(k, dim, h);
             for (double q = 0.05; q < 1.99; q += 0.0625) {
                 double r = q * h, e = 1e-3 * h;
-                double fd = (sph_w(k, (real)norm, (real)(r + e), (real)h) - sph_w(k, (real)norm, (real)(r - e), (real)h)) /
+                double fd = (sph_w(k, (real)norm, (real)(r + e), (real)(1 / h)) - sph_w(k, (real)norm, (real)(r - e), (real)(1 / h))) /
                             (2 * e);
-                double f = sph_grad_factor(k, (real)norm, (real)r, (real)h) * r;
+                double f = sph_grad_factor(k, (real)norm, (real)r, (real)(1 / h)) * r;
                 assert_true(fabs(f - fd) <= 1e-3 * fabs(norm / h) + 1e-3 * fabs(fd));
             }
-            assert_true(sph_w(k, (real)norm, (real)(2 * h), (real)h) == 0);
-            assert_true(sph_grad_factor(k, (real)norm, (real)(2.5 * h), (real)h) == 0);
-            assert_true(sph_grad_factor(k, (real)norm, (real)(0.5 * h), (real)h) < 0);
+            assert_true(sph_w(k, (real)norm, (real)(2 * h), (real)(1 / h)) == 0);
+            assert_true(sph_grad_factor(k, (real)norm, (real)(2.5 * h), (real)(1 / h)) == 0);
+            assert_true(sph_grad_factor(k, (real)norm, (real)(0.5 * h), (real)(1 / h)) < 0);
         }
 }
 

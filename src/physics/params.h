@@ -9,6 +9,7 @@ typedef struct sim_params {
     int kernel;         /* enum kernel_kind */
     real dp;            /* particle spacing */
     real h;             /* smoothing length */
+    real inv_h;         /* 1/h */
     real r_max;         /* interaction radius (kernel support) */
     real r2_max;
     real kernel_norm;   /* alpha_D: normalisation of the kernel in dim dimensions */

@@ -68,11 +68,12 @@ HD static inline void sph_force_pair(const sim_params *P, const sph_particle *a,
                                      real dx, real dy, real dz, real r2, sph_force_acc *acc)
 {
     real r = real_sqrt(r2);
-    real f = sph_grad_factor(P->kernel, P->kernel_norm, r, P->h); /* grad_i W = f (dx, dy, dz) */
+    real f = sph_grad_factor(P->kernel, P->kernel_norm, r, P->inv_h); /* grad_i W = f (dx, dy, dz) */
     real dvx = a->vx - b->vx, dvy = a->vy - b->vy, dvz = a->vz - b->vz;
     real vdotr = dvx * dx + dvy * dy + dvz * dz;
     real m = P->mass;
     real inv_r2eta = R(1.0) / (r2 + P->eta2);
+    real inv_rho_b = R(1.0) / b->rho;
 
     acc->drho += m * vdotr * f;
     real mu = P->h * vdotr * inv_r2eta;
@@ -84,16 +85,14 @@ HD static inline void sph_force_pair(const sim_params *P, const sph_particle *a,
         if (P->diffusion == DIFFUSION_FOURTAKAS) /* x_j - x_i = -(dx, dy, dz) */
             drho_ji += P->hydro_drho[0] * dx + P->hydro_drho[1] * dy + P->hydro_drho[2] * dz;
         /* r_ji . grad_i W = -f r^2 */
-        acc->drho += R(2.0) * P->delta * P->h * P->c0 * drho_ji * (-f * r2) * inv_r2eta * m / b->rho;
+        acc->drho += R(2.0) * P->delta * P->h * P->c0 * drho_ji * (-f * r2) * inv_r2eta * m * inv_rho_b;
     }
     if (!a->fluid)
         return;
-    real s = -m * (a->p + b->p) / (a->rho * b->rho);
+    real s = -m * (a->p + b->p) / a->rho * inv_rho_b;
     if (P->viscosity == VISCOSITY_ARTIFICIAL) {
-        if (vdotr < R(0.0)) {
-            real rhobar = R(0.5) * (a->rho + b->rho);
-            s += m * P->alpha * P->c0 * mu / rhobar; /* -m Pi_ij */
-        }
+        if (vdotr < R(0.0))
+            s += R(2.0) * m * P->alpha * P->c0 * mu / (a->rho + b->rho); /* -m Pi_ij, rhobar = (rho_i + rho_j)/2 */
         acc->ax += s * f * dx;
         acc->ay += s * f * dy;
         acc->az += s * f * dz;

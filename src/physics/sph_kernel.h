@@ -27,9 +27,10 @@ static inline double sph_kernel_norm(int k, int dim, double h)
     return dim == 2 ? 10.0 / (7.0 * M_PI * h * h) : 1.0 / (M_PI * h * h * h);
 }
 
-HD static inline real sph_w(int k, real norm, real r, real h)
+/* inv_h = 1/h: the callers keep it, so no division happens per pair. */
+HD static inline real sph_w(int k, real norm, real r, real inv_h)
 {
-    real q = r / h;
+    real q = r * inv_h;
     if (q >= R(2.0))
         return R(0.0);
     if (k == KERNEL_WENDLAND_C2) {
@@ -44,9 +45,8 @@ HD static inline real sph_w(int k, real norm, real r, real h)
 }
 
 /* (dW/dr) / r; finite at r = 0 for both kernels. */
-HD static inline real sph_grad_factor(int k, real norm, real r, real h)
+HD static inline real sph_grad_factor(int k, real norm, real r, real inv_h)
 {
-    real inv_h = R(1.0) / h;
     real q = r * inv_h;
     if (q >= R(2.0))
         return R(0.0);

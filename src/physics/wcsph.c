@@ -115,6 +115,7 @@ static int wcsph_init(sim *s, sl_err *err)
     double h = sc->h_factor * sc->dp;
     P->kernel = sc->kernel;
     P->h = (real)h;
+    P->inv_h = (real)(1.0 / h);
     P->r_max = (real)(2.0 * h);
     P->r2_max = P->r_max * P->r_max;
     P->kernel_norm = (real)sph_kernel_norm(sc->kernel, sc->dim, h);
