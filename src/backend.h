@@ -17,14 +17,41 @@ typedef struct pass {
     void (*cpu)(struct sim *s, size_t begin, size_t end);
 } pass;
 
+enum reduce_op {
+    REDUCE_MIN, /* smallest value of field a (NaN if any value is NaN) */
+    REDUCE_MAX, /* largest value of field a (NaN if any value is NaN) */
+    REDUCE_SUM, /* sum of a[i], in double, in an order independent of the thread count */
+    REDUCE_DOT  /* sum of a[i] * b[i], likewise */
+};
+
+/* A symmetric positive definite system A x = b over particle fields, solved by conjugate gradients
+ * with Jacobi preconditioning. Rows whose diagonal is 0 are not unknowns: their x stays 0. The
+ * scheme provides A as a pass that computes field `out` = A (field `in`) for every particle; the
+ * solver sets `in` and `out` before each call. */
+typedef struct cg_problem {
+    const pass *matvec;
+    int in, out;                 /* set by the solver for the matvec pass */
+    int x, b, diag;              /* solution (initial guess on entry), right-hand side, diagonal of A */
+    int r, z, d, q;              /* work fields */
+    size_t n;                    /* particles [0, n) */
+    double tolerance;            /* on ||b - A x|| / ||b|| */
+    int max_iterations;
+    /* results */
+    int iterations;
+    double residual;             /* relative residual reached */
+    int converged;
+} cg_problem;
+
 typedef struct backend {
     const char *name;
     /* Sorts the particles into the neighbour grid (every particle array is reordered). */
     int (*build_cells)(struct sim *s, sl_err *err);
     /* Runs a pass over particles [0, n). */
     void (*run_pass)(struct sim *s, const pass *ps, size_t n);
-    /* Smallest value of a real particle field over [0, n) (NaN if any value is NaN). */
-    double (*min_field)(struct sim *s, int field, size_t n);
+    /* Reduction of real particle fields over [0, n); b is used by REDUCE_DOT only. */
+    double (*reduce)(struct sim *s, enum reduce_op op, int a, int b, size_t n);
+    /* Solves cg->matvec x = b; fills the results in cg. */
+    void (*cg_solve)(struct sim *s, cg_problem *cg);
 } backend;
 
 extern const backend backend_cpu;

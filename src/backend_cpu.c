@@ -3,6 +3,7 @@
 #include "sim.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 enum { CHUNK = 128 }; /* particles per task: small enough to balance, large enough to amortise */
 
@@ -22,25 +23,116 @@ static void cpu_run_pass(sim *s, const pass *ps, size_t n)
     }
 }
 
-static double cpu_min_field(sim *s, int field, size_t n)
+/* Sums run over fixed blocks whose partial sums are added in order, so the result does not
+ * depend on the number of threads (bit-identical runs and restarts). */
+enum { SUM_BLOCK = 4096 };
+
+static double cpu_dot(const real *a, const real *b, size_t n)
 {
-    const real *f = s->p.f[field];
-    double m = INFINITY;
+    long nblocks = (long)((n + SUM_BLOCK - 1) / SUM_BLOCK);
+    double stack[64], *part = nblocks <= 64 ? stack : malloc((size_t)nblocks * sizeof *part);
+    if (!part)
+        return NAN;
+    #pragma omp parallel for schedule(static)
+    for (long k = 0; k < nblocks; ++k) {
+        size_t lo = (size_t)k * SUM_BLOCK, hi = lo + SUM_BLOCK < n ? lo + SUM_BLOCK : n;
+        double acc = 0;
+        for (size_t i = lo; i < hi; ++i)
+            acc += (double)a[i] * (b ? (double)b[i] : 1.0);
+        part[k] = acc;
+    }
+    double sum = 0;
+    for (long k = 0; k < nblocks; ++k)
+        sum += part[k];
+    if (part != stack)
+        free(part);
+    return sum;
+}
+
+static double cpu_reduce(sim *s, enum reduce_op op, int fa, int fb, size_t n)
+{
+    const real *a = s->p.f[fa];
+    if (op == REDUCE_DOT || op == REDUCE_SUM)
+        return cpu_dot(a, op == REDUCE_DOT ? s->p.f[fb] : NULL, n);
+    double lo = INFINITY, hi = -INFINITY;
     int bad = 0;
-    #pragma omp parallel for reduction(min : m) reduction(| : bad)
+    #pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(| : bad)
     for (size_t i = 0; i < n; ++i) {
-        double v = f[i];
+        double v = a[i];
         if (v != v)
             bad = 1;
-        else if (v < m)
-            m = v;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
     }
-    return bad ? NAN : m;
+    if (bad)
+        return NAN;
+    return op == REDUCE_MIN ? lo : hi;
+}
+
+static void cpu_cg_solve(sim *s, cg_problem *cg)
+{
+    real *const *f = s->p.f;
+    real *x = f[cg->x], *b = f[cg->b], *diag = f[cg->diag];
+    real *r = f[cg->r], *z = f[cg->z], *d = f[cg->d], *q = f[cg->q];
+    size_t n = cg->n;
+    cg->iterations = 0;
+    cg->converged = 0;
+
+    cg->in = cg->x;
+    cg->out = cg->q;
+    cpu_run_pass(s, cg->matvec, n);
+    #pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; ++i) {
+        int unknown = diag[i] != 0;
+        if (!unknown)
+            x[i] = 0;
+        r[i] = unknown ? b[i] - q[i] : 0;
+        z[i] = unknown ? r[i] / diag[i] : 0;
+        d[i] = z[i];
+    }
+    double bnorm = sqrt(cpu_dot(b, b, n));
+    double rz = cpu_dot(r, z, n);
+    double rnorm = sqrt(cpu_dot(r, r, n));
+    if (bnorm == 0) {
+        /* A x = 0 has the solution 0 */
+        #pragma omp parallel for schedule(static)
+        for (size_t i = 0; i < n; ++i)
+            x[i] = 0;
+        cg->residual = 0;
+        cg->converged = 1;
+        return;
+    }
+    cg->residual = rnorm / bnorm;
+    while (cg->residual > cg->tolerance && cg->iterations < cg->max_iterations) {
+        cg->in = cg->d;
+        cg->out = cg->q;
+        cpu_run_pass(s, cg->matvec, n);
+        double dq = cpu_dot(d, q, n);
+        if (!(dq > 0))
+            break; /* A is not positive definite on d (or d = 0): no progress possible */
+        double alpha = rz / dq;
+        #pragma omp parallel for schedule(static)
+        for (size_t i = 0; i < n; ++i) {
+            x[i] += (real)(alpha * d[i]);
+            r[i] -= (real)(alpha * q[i]);
+            z[i] = diag[i] != 0 ? r[i] / diag[i] : 0;
+        }
+        cg->iterations++;
+        double rz_new = cpu_dot(r, z, n);
+        cg->residual = sqrt(cpu_dot(r, r, n)) / bnorm;
+        double beta = rz_new / rz;
+        rz = rz_new;
+        #pragma omp parallel for schedule(static)
+        for (size_t i = 0; i < n; ++i)
+            d[i] = z[i] + (real)(beta * d[i]);
+    }
+    cg->converged = cg->residual <= cg->tolerance;
 }
 
 const backend backend_cpu = {
     .name = "cpu",
     .build_cells = cpu_build_cells,
     .run_pass = cpu_run_pass,
-    .min_field = cpu_min_field,
+    .reduce = cpu_reduce,
+    .cg_solve = cpu_cg_solve,
 };

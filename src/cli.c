@@ -212,6 +212,11 @@ static int cmd_run(int argc, char **argv)
         printf("sluice: %s after %ld steps at t = %.6g s in %.1f s (%.3g particle-steps/s)\n",
                rc == SL_OK ? "finished" : "stopped by signal", sum.steps, sum.sim_time, sum.wall_seconds,
                sum.particle_steps_per_second);
+        if (s.sch->summary) {
+            char line[512];
+            s.sch->summary(&s, line, sizeof line);
+            printf("%s\n", line);
+        }
         printf("output: %s (%d snapshots); open %s in ParaView\n", sum.out_dir, sum.snapshots, sum.xdmf);
     } else {
         fprintf(stderr, "sluice: %s\n", err.msg);

@@ -139,14 +139,20 @@ int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err)
         p->f[k] = g->field_tmp;
         g->field_tmp = t;
     }
-    /* id and type: reorder through the int scratch array (cell_tmp is free now). */
+    /* id, type and tag: reorder through the int scratch array (cell_tmp is free now); type and tag
+     * travel packed in one int. */
     REORDER(p->id, g->cell_tmp, int32_t);
     memcpy(p->id, g->cell_tmp, n * sizeof *p->id);
     #pragma omp parallel for schedule(static)
-    for (size_t k = 0; k < n; ++k)
-        g->cell_tmp[k] = p->type[g->order[k]];
-    for (size_t k = 0; k < n; ++k)
-        p->type[k] = (uint8_t)g->cell_tmp[k];
+    for (size_t k = 0; k < n; ++k) {
+        int32_t o = g->order[k];
+        g->cell_tmp[k] = p->type[o] | (int32_t)p->tag[o] << 8;
+    }
+    #pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < n; ++k) {
+        p->type[k] = (uint8_t)(g->cell_tmp[k] & 0xff);
+        p->tag[k] = (uint8_t)(g->cell_tmp[k] >> 8);
+    }
 
     g->view.cell_start = g->cell_start;
     g->view.cell = g->cell;

@@ -13,7 +13,8 @@ int particles_alloc(particles *p, size_t n, sl_err *err)
     size_t m = n ? n : 1; /* calloc(0) may return NULL; keep every array valid */
     p->id = malloc(m * sizeof *p->id);
     p->type = calloc(m, sizeof *p->type);
-    int ok = p->id && p->type;
+    p->tag = calloc(m, sizeof *p->tag);
+    int ok = p->id && p->type && p->tag;
     for (int k = 0; k < PF_CORE && ok; ++k) {
         p->f[k] = calloc(m, sizeof(real));
         p->fname[k] = core_names[k];
@@ -59,6 +60,7 @@ void particles_free(particles *p)
         free(p->f[k]);
     free(p->id);
     free(p->type);
+    free(p->tag);
     memset(p, 0, sizeof *p);
 }
 

@@ -33,6 +33,8 @@ typedef struct particles {
     const char *fname[PF_MAX];
     int32_t *id;              /* permanent index 0..n-1, travels with the particle */
     uint8_t *type;            /* enum particle_type */
+    uint8_t *tag;             /* the scheme's class of the particle (MPS: fluid, surface, wall, dummy);
+                               * scene building leaves each wall particle's layer (0 = next to the fluid) */
 } particles;
 
 /* Allocates the core fields for n particles, zeroed; id = 0..n-1. */

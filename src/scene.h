@@ -31,6 +31,30 @@ enum viscosity_kind { VISCOSITY_ARTIFICIAL, VISCOSITY_LAMINAR };
  * hydrostatic density difference so a still column is not diffused towards uniform density. */
 enum diffusion_kind { DIFFUSION_FOURTAKAS, DIFFUSION_MOLTENI };
 
+/* MPS and explicit MPS (group `mps`). */
+enum mps_operator_kind { MPS_OPERATORS_MPS, MPS_OPERATORS_LSMPS };
+enum mps_weight_name { MPS_WEIGHT_NAME_KO, MPS_WEIGHT_NAME_QUADRATIC };
+enum mps_domain_kind { MPS_DOMAIN_SPHERICAL, MPS_DOMAIN_CUBIC };
+enum mps_source_kind { MPS_SOURCE_DENSITY, MPS_SOURCE_MIXED };
+
+typedef struct scene_mps {
+    enum mps_operator_kind operators; /* gradient and Laplacian: MPS models or LSMPS */
+    enum mps_weight_name weight;      /* spherical-domain weight */
+    enum mps_domain_kind domain;      /* cubic: the tensor-product weight */
+    double re_density;                /* number density and gradient radius, in spacings */
+    double re_laplacian;              /* Laplacian radius, in spacings */
+    double lsmps_scale;               /* LSMPS scaling length rs, in spacings */
+    double surface_beta;              /* free surface where n* < beta n0 */
+    enum mps_source_kind source;      /* pressure Poisson source term */
+    double mixed_gamma;               /* weight of the density term in the mixed source */
+    double relaxation;                /* factor on the density source (Koshizuka et al. 2018: 0.2) */
+    double compressibility;           /* 1/Pa, added to the Poisson matrix's diagonal as rho0 k / dt^2 */
+    double cg_tolerance;              /* relative residual */
+    int cg_max_iterations;
+    int clamp_negative_pressure;      /* p < 0 set to 0 after the solve */
+    int gradient_stabilised;          /* MPS gradient with the minimum neighbour pressure */
+} scene_mps;
+
 /* Output field bits (output.fields). position and id are always written: ParaView needs the
  * geometry and the id gives the row order. */
 enum {
@@ -74,6 +98,8 @@ typedef struct scene {
     double alpha;         /* artificial viscosity coefficient */
     double delta;         /* delta-SPH density diffusion coefficient (0 = off) */
     enum diffusion_kind diffusion;
+
+    scene_mps mps;
 
     /* geometry */
     int ngeom;

@@ -19,7 +19,7 @@ typedef struct emitter {
     int dim;
 } emitter;
 
-static void emit(emitter *em, const double pos[3], const double vel[3], enum particle_type t)
+static void emit(emitter *em, const double pos[3], const double vel[3], enum particle_type t, int64_t layer)
 {
     if (em->p) {
         particles *p = em->p;
@@ -31,6 +31,7 @@ static void emit(emitter *em, const double pos[3], const double vel[3], enum par
         p->f[PF_VY][i] = (real)vel[1];
         p->f[PF_VZ][i] = em->dim == 3 ? (real)vel[2] : (real)0;
         p->type[i] = (uint8_t)t;
+        p->tag[i] = (uint8_t)(layer < 255 ? layer : 255);
     }
     em->next++;
 }
@@ -57,25 +58,29 @@ static void walk_item(const scene *sc, const scene_geom *gm, emitter *em)
             for (int64_t i = lo[0]; i <= hi[0]; ++i) {
                 int64_t idx[3] = {i, j, k};
                 int inside = 1;     /* strictly inside the inner box (tank) */
-                int deep = 1;       /* further than L layers from the surface (obstacle) */
+                int64_t out = 0;    /* tank: layers outside the inner box (0 = touching it) */
+                int64_t depth = INT64_MAX; /* obstacle: layers below its surface (0 = on it) */
                 for (int a = 0; a < dim; ++a) {
                     inside &= idx[a] >= 0 && idx[a] < n[a];
-                    deep &= idx[a] >= L && idx[a] < n[a] - L;
+                    int64_t o = idx[a] < 0 ? -idx[a] - 1 : idx[a] >= n[a] ? idx[a] - n[a] : 0;
+                    out = o > out ? o : out;
+                    int64_t d = idx[a] < n[a] - 1 - idx[a] ? idx[a] : n[a] - 1 - idx[a];
+                    depth = d < depth ? d : depth;
                 }
                 double pos[3] = {0, 0, 0};
                 for (int a = 0; a < dim; ++a)
                     pos[a] = gm->min[a] + ((double)idx[a] + 0.5) * dp;
                 switch (gm->kind) {
                 case GEOM_FLUID:
-                    emit(em, pos, gm->velocity, PT_FLUID);
+                    emit(em, pos, gm->velocity, PT_FLUID, 0);
                     break;
                 case GEOM_TANK:
                     if (!inside)
-                        emit(em, pos, zero, PT_WALL);
+                        emit(em, pos, zero, PT_WALL, out);
                     break;
                 case GEOM_OBSTACLE:
-                    if (!deep)
-                        emit(em, pos, zero, PT_OBSTACLE);
+                    if (depth < L)
+                        emit(em, pos, zero, PT_OBSTACLE, depth);
                     break;
                 }
             }
@@ -186,4 +191,21 @@ double scene_fluid_height(const scene *sc)
         hi = fmax(hi, gm->max[up]);
     }
     return hi > lo ? hi - lo : 0.0;
+}
+
+double scene_fluid_depth_above(const scene *sc, const double pos[3])
+{
+    int up = sc->dim - 1;
+    double depth = 0.0;
+    for (int k = 0; k < sc->ngeom; ++k) {
+        const scene_geom *gm = &sc->geom[k];
+        if (gm->kind != GEOM_FLUID)
+            continue;
+        int inside = 1;
+        for (int a = 0; a < up; ++a)
+            inside &= pos[a] >= gm->min[a] && pos[a] <= gm->max[a];
+        if (inside && pos[up] <= gm->max[up] && gm->max[up] - pos[up] > depth)
+            depth = gm->max[up] - pos[up];
+    }
+    return depth;
 }

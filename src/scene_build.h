@@ -23,4 +23,8 @@ void scene_domain(const scene *sc, double r_max, double dmin[3], double dmax[3])
 /* Highest fluid column (top of the highest fluid box minus the lowest fluid bottom). */
 double scene_fluid_height(const scene *sc);
 
+/* Depth of fluid above a position that lies under (or in) a fluid box, along the last axis: the
+ * initial hydrostatic pressure there is rho0 |g| depth. 0 elsewhere. */
+double scene_fluid_depth_above(const scene *sc, const double pos[3]);
+
 #endif

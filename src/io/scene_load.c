@@ -40,6 +40,10 @@ _Static_assert(sizeof(enum kernel_kind) == sizeof(int), "enum kernel_kind is sto
 _Static_assert(sizeof(enum integrator_kind) == sizeof(int), "enum integrator_kind is stored as an int");
 _Static_assert(sizeof(enum viscosity_kind) == sizeof(int), "enum viscosity_kind is stored as an int");
 _Static_assert(sizeof(enum diffusion_kind) == sizeof(int), "enum diffusion_kind is stored as an int");
+_Static_assert(sizeof(enum mps_operator_kind) == sizeof(int), "enum mps_operator_kind is stored as an int");
+_Static_assert(sizeof(enum mps_weight_name) == sizeof(int), "enum mps_weight_name is stored as an int");
+_Static_assert(sizeof(enum mps_domain_kind) == sizeof(int), "enum mps_domain_kind is stored as an int");
+_Static_assert(sizeof(enum mps_source_kind) == sizeof(int), "enum mps_source_kind is stored as an int");
 _Static_assert(sizeof(enum geom_kind) == sizeof(int), "enum geom_kind is stored as an int");
 
 /* ---- key descriptors ------------------------------------------------------------------------ */
@@ -100,6 +104,10 @@ static const char *const integrator_names[] = {"symplectic", "verlet", NULL};
 static const char *const viscosity_names[] = {"artificial", "laminar", NULL};
 static const char *const diffusion_names[] = {"fourtakas", "molteni", NULL};
 static const char *const geom_names[] = {"fluid", "tank", "obstacle", NULL};
+static const char *const mps_operator_names[] = {"mps", "lsmps", NULL};
+static const char *const mps_weight_names[] = {"ko", "quadratic", NULL}; /* enum mps_weight_name order */
+static const char *const mps_domain_names[] = {"spherical", "cubic", NULL};
+static const char *const mps_source_names[] = {"density", "mixed", NULL};
 /* Index i is the bit 1u << i of the OUT_* constants. */
 static const char *const field_names[] = {"position", "velocity", "pressure", "density", "type", "id", NULL};
 
@@ -164,6 +172,44 @@ static const key_desc numerics_keys[] = {
      .doc = "density diffusion term: fourtakas (acts on the dynamic density only) or molteni"},
 };
 
+static const key_desc mps_keys[] = {
+    {.name = "operators", .type = KT_ENUM, .offset = S(mps.operators), .names = mps_operator_names,
+     .def = {MPS_OPERATORS_MPS}, .units = "", .doc = "gradient and Laplacian: the MPS models or LSMPS"},
+    {.name = "weight", .type = KT_ENUM, .offset = S(mps.weight), .names = mps_weight_names,
+     .def = {MPS_WEIGHT_NAME_QUADRATIC}, .units = "",
+     .doc = "weight in the spherical domain: quadratic = (1 - r/re)^2, ko = re/r - 1 (singular at r = 0)"},
+    {.name = "domain", .type = KT_ENUM, .offset = S(mps.domain), .names = mps_domain_names,
+     .def = {MPS_DOMAIN_SPHERICAL}, .units = "",
+     .doc = "interaction domain: spherical, or cubic with the tensor-product weight"},
+    {.name = "re_density", .type = KT_REAL, .offset = S(mps.re_density), .lo = 1.0, .hi = 6.0, .def = {2.1},
+     .units = "spacings", .doc = "radius of the number density and the gradient"},
+    {.name = "re_laplacian", .type = KT_REAL, .offset = S(mps.re_laplacian), .lo = 1.0, .hi = 6.0,
+     .def = {4.0}, .units = "spacings", .doc = "radius of the Laplacian"},
+    {.name = "lsmps_scale", .type = KT_REAL, .offset = S(mps.lsmps_scale), .lo = 0.1, .hi = 10.0,
+     .def = {1.0}, .units = "spacings", .doc = "LSMPS scaling length rs"},
+    {.name = "surface_beta", .type = KT_REAL, .offset = S(mps.surface_beta), .lo = 0.5, .hi = 1.0,
+     .flags = KF_LO_OPEN, .def = {0.97}, .units = "", .doc = "free surface where n* < beta n0"},
+    {.name = "source", .type = KT_ENUM, .offset = S(mps.source), .names = mps_source_names,
+     .def = {MPS_SOURCE_MIXED}, .units = "",
+     .doc = "pressure Poisson source: mixed (velocity divergence + density, Tanaka & Masunaga 2010) or density (n* - n0)"},
+    {.name = "mixed_gamma", .type = KT_REAL, .offset = S(mps.mixed_gamma), .lo = 0.0, .hi = 1.0,
+     .def = {0.01}, .units = "", .doc = "weight of the density term in the mixed source"},
+    {.name = "relaxation", .type = KT_REAL, .offset = S(mps.relaxation), .lo = 0.0, .hi = 1.0,
+     .flags = KF_LO_OPEN, .def = {0.2}, .units = "",
+     .doc = "source = density: factor on the source term (1 = Koshizuka & Oka 1996; 0.2 damps its oscillation)"},
+    {.name = "compressibility", .type = KT_REAL, .offset = S(mps.compressibility), .lo = 0.0, .hi = 1e-3,
+     .def = {0.45e-9}, .units = "1/Pa",
+     .doc = "compressibility added to the Poisson equation (water: 0.45e-9)"},
+    {.name = "cg_tolerance", .type = KT_REAL, .offset = S(mps.cg_tolerance), .lo = 1e-14, .hi = 0.1,
+     .def = {1e-6}, .units = "", .doc = "conjugate gradients stop at ||b - A p|| <= tol ||b||"},
+    {.name = "cg_max_iterations", .type = KT_INT, .offset = S(mps.cg_max_iterations), .lo = 1,
+     .hi = 1000000, .def = {5000}, .units = "", .doc = "conjugate gradient iterations at most"},
+    {.name = "clamp_negative_pressure", .type = KT_BOOL, .offset = S(mps.clamp_negative_pressure),
+     .def = {1}, .units = "", .doc = "set negative pressures to 0 after the solve"},
+    {.name = "gradient_stabilised", .type = KT_BOOL, .offset = S(mps.gradient_stabilised), .def = {1},
+     .units = "", .doc = "MPS gradient relative to the smallest neighbour pressure"},
+};
+
 /* `type` first: it decides which other keys an item takes. */
 static const key_desc geometry_keys[] = {
     {.name = "type", .type = KT_ENUM, .offset = G(kind), .names = geom_names, .flags = KF_REQUIRED,
@@ -199,6 +245,7 @@ static const group_desc groups[] = {
     {"simulation", simulation_keys, NKEYS(simulation_keys), 0, 0, "what is simulated", simulation_after},
     {"fluid", fluid_keys, NKEYS(fluid_keys), 0, 0, "the fluid's properties", NULL},
     {"numerics", numerics_keys, NKEYS(numerics_keys), 0, 0, "the discretisation", NULL},
+    {"mps", mps_keys, NKEYS(mps_keys), 0, 0, "MPS and explicit MPS (methods mps, emps)", NULL},
     {"geometry", geometry_keys, NKEYS(geometry_keys), 1, 1, "boxes of fluid, tanks and obstacles", NULL},
     {"output", output_keys, NKEYS(output_keys), 0, 0, "snapshots", NULL},
 };

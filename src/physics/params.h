@@ -4,6 +4,24 @@
 
 #include "../real.h"
 
+/* MPS: radii in metres, lattice constants for the scene's spacing (mps_lattice_constants). */
+typedef struct mps_params {
+    int weight;           /* enum mps_weight_kind (mps_weight.h) */
+    int lsmps;            /* 1: LSMPS gradient and viscosity Laplacian */
+    int stabilised;       /* MPS gradient relative to the smallest neighbour value */
+    int source;           /* enum mps_source_kind */
+    int clamp;            /* negative pressure set to 0 */
+    real re_n, re_lap;    /* number density / gradient radius, Laplacian radius */
+    real n0_n, n0_lap;    /* ideal-lattice number densities at re_n and re_lap */
+    real lambda0_n, lambda0_lap;
+    real rs;              /* LSMPS scaling length */
+    real beta;            /* free surface where n < beta n0 */
+    real mixed_gamma;
+    real relaxation;      /* factor on the density source */
+    real compressibility; /* 1/Pa */
+    real u_ref;           /* speed scale that bounds the time step at rest: sqrt(2 |g| H) */
+} mps_params;
+
 typedef struct sim_params {
     int dim;            /* 2 or 3 */
     int kernel;         /* enum kernel_kind */
@@ -26,6 +44,7 @@ typedef struct sim_params {
     real hydro_drho[3]; /* Fourtakas: rho0 g / c0^2, the hydrostatic density gradient */
     real eta2;          /* 0.01 h^2: keeps 1/(r^2 + eta2) finite */
     real cfl;
+    mps_params mps;     /* MPS and explicit MPS only */
 } sim_params;
 
 #endif

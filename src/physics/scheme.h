@@ -17,6 +17,8 @@ typedef struct scheme {
     int (*step)(struct sim *s, double dt, sl_err *err);
     /* Fills /particles/pressure etc. from the scheme's own state before output (may be NULL). */
     void (*prepare_output)(struct sim *s);
+    /* One line about the solver for the run summary, e.g. CG iterations (may be NULL). */
+    void (*summary)(const struct sim *s, char *buf, unsigned long len);
 } scheme;
 
 /* The scheme registered under `name`, or NULL. */

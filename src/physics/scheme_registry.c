@@ -4,8 +4,10 @@
 #include <string.h>
 
 extern const scheme scheme_wcsph;
+extern const scheme scheme_mps;
+extern const scheme scheme_emps;
 
-static const scheme *const schemes[] = {&scheme_wcsph};
+static const scheme *const schemes[] = {&scheme_wcsph, &scheme_mps, &scheme_emps};
 
 const scheme *scheme_find(const char *name)
 {
@@ -17,5 +19,5 @@ const scheme *scheme_find(const char *name)
 
 const char *scheme_names(void)
 {
-    return "wcsph";
+    return "wcsph|mps|emps";
 }

@@ -1,5 +1,6 @@
 /* wcsph.c: the weakly compressible SPH scheme: parameters, initial state, passes and time stepping.
  * The physics itself is in sph_kernel.h, sph_eos.h, sph_forces.h and sph_integrate.h. */
+#include "../scene_build.h"
 #include "../sim.h"
 #include "scheme.h"
 #include "sph_eos.h"
@@ -89,25 +90,6 @@ static const pass pass_verlet = {"wcsph.verlet", PASS_WCSPH_VERLET, verlet_cpu};
 
 /* ---- set-up ------------------------------------------------------------------------------ */
 
-/* Depth of fluid above position (x, y, z) when it lies under (or in) a fluid box: the initial
- * hydrostatic pressure is rho0 |g| depth. */
-static double fluid_depth_above(const scene *sc, const real *pos)
-{
-    int up = sc->dim - 1;
-    double depth = 0.0;
-    for (int k = 0; k < sc->ngeom; ++k) {
-        const scene_geom *gm = &sc->geom[k];
-        if (gm->kind != GEOM_FLUID)
-            continue;
-        int inside = 1;
-        for (int a = 0; a < up; ++a)
-            inside &= pos[a] >= gm->min[a] && pos[a] <= gm->max[a];
-        if (inside && pos[up] <= gm->max[up] && gm->max[up] - pos[up] > depth)
-            depth = gm->max[up] - pos[up];
-    }
-    return depth;
-}
-
 static int wcsph_init(sim *s, sl_err *err)
 {
     const scene *sc = s->sc;
@@ -168,8 +150,8 @@ static int wcsph_init(sim *s, sl_err *err)
     /* Hydrostatic start: each particle gets the density whose pressure carries the fluid above it. */
     real **f = p->f;
     for (size_t i = 0; i < p->n; ++i) {
-        real pos[3] = {f[PF_X][i], f[PF_Y][i], f[PF_Z][i]};
-        double pres = sc->rho0 * gmag * fluid_depth_above(sc, pos);
+        double pos[3] = {f[PF_X][i], f[PF_Y][i], f[PF_Z][i]};
+        double pres = sc->rho0 * gmag * scene_fluid_depth_above(sc, pos);
         double rho = sph_eos_density(P, pres);
         f[PF_RHO][i] = (real)rho;
         f[PF_P][i] = sph_eos_pressure(P, (real)rho);
@@ -197,7 +179,7 @@ static double wcsph_time_step(sim *s)
         return NAN;
     if (s->g.n_inside == 0)
         return INFINITY;
-    return s->P.cfl * s->be->min_field(s, data_of(s)->dt_limit, s->g.n_inside);
+    return s->P.cfl * s->be->reduce(s, REDUCE_MIN, data_of(s)->dt_limit, 0, s->g.n_inside);
 }
 
 static int wcsph_step(sim *s, double dt, sl_err *err)
