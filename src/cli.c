@@ -259,8 +259,14 @@ static int cmd_check(int argc, char **argv)
            particles_count_type(&s.p, PT_FLUID), particles_count_type(&s.p, PT_WALL),
            particles_count_type(&s.p, PT_OBSTACLE));
     printf("%-16s%g m\n", "spacing", sc.dp);
-    printf("%-16sh = %g m (%g dp), %s kernel, interaction radius %g m\n", "smoothing", (double)P->h,
-           sc.h_factor, scene_kernel_name(sc.kernel), (double)P->r_max);
+    if (P->mps.re_n > 0) {
+        printf("%-16sre = %g m (number density, gradient), %g m (Laplacian); n0 = %.4g, %.4g; lambda0 = %.4g l0^2\n",
+               "MPS radii", (double)P->mps.re_n, (double)P->mps.re_lap, (double)P->mps.n0_n,
+               (double)P->mps.n0_lap, (double)(P->mps.lambda0_lap / (P->dp * P->dp)));
+    } else {
+        printf("%-16sh = %g m (%g dp), %s kernel, interaction radius %g m\n", "smoothing", (double)P->h,
+               sc.h_factor, scene_kernel_name(sc.kernel), (double)P->r_max);
+    }
     printf("%-16s%g m/s", "sound speed", (double)P->c0);
     if (sc.sound_speed <= 0)
         printf(" (%g sqrt(|g| H), H = %g m)", sc.sound_speed_coef, s.fluid_height);
