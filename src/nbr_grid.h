@@ -81,4 +81,19 @@ HD static inline void nbr_run_range(const nbr_view *v, int32_t c, int r, int32_t
     *end = v->cell_start[centre + v->ndiv + 1];
 }
 
+/* Runs the statements after the arguments for every candidate neighbour j of particle i (all
+ * particles of the forward-star runs, i itself included), in run order. `continue` skips to the
+ * next candidate. */
+#define NBR_FOR_CANDIDATES(nb, i, j, ...)                                                          \
+    do {                                                                                          \
+        int32_t nbr_c_ = (nb)->cell[i];                                                           \
+        for (int nbr_r_ = 0; nbr_r_ < (nb)->nruns; ++nbr_r_) {                                    \
+            int32_t nbr_jb_, nbr_je_;                                                             \
+            nbr_run_range(nb, nbr_c_, nbr_r_, &nbr_jb_, &nbr_je_);                                \
+            for (int32_t j = nbr_jb_; j < nbr_je_; ++j) {                                         \
+                __VA_ARGS__                                                                       \
+            }                                                                                     \
+        }                                                                                         \
+    } while (0)
+
 #endif

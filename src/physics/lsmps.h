@@ -153,33 +153,28 @@ HD static inline int lsmps_fit(const mps_view *v, const nbr_view *nb, const mps_
     }
     int count = 0;
     real pi = phi[i];
-    int32_t c = nb->cell[i];
-    for (int r = 0; r < nb->nruns; ++r) {
-        int32_t jb, je;
-        nbr_run_range(nb, c, r, &jb, &je);
-        for (int32_t j = jb; j < je; ++j) {
-            if (!mps_counts(v, i, j))
-                continue;
-            real d[3];
-            real r2 = mps_rel(v, i, j, d);
-            if (!(r2 > R(0.0)) || !mps_in_domain(kind, dim, d[0], d[1], d[2], r2, k->re))
-                continue;
-            real w = mps_weight(kind, dim, d[0], d[1], d[2], r2, k->re);
-            if (!(w > R(0.0)))
-                continue;
-            ++count;
-            real q3[3] = {d[0] * inv_rs, d[1] * inv_rs, d[2] * inv_rs};
-            real p[LSMPS_NMAX];
-            lsmps_basis(dim, order, q3, p);
-            real wf = w * (phi[j] - pi);
-            for (int a = 0; a < n; ++a) {
-                real wp = w * p[a];
-                b[a] += wf * p[a];
-                for (int q = 0; q <= a; ++q)
-                    M[a][q] += wp * p[q];
-            }
+    NBR_FOR_CANDIDATES(nb, i, j, {
+        if (!mps_counts(v, i, j))
+            continue;
+        real d[3];
+        real r2 = mps_rel(v, i, j, d);
+        if (!(r2 > R(0.0)) || !mps_in_domain(kind, dim, d[0], d[1], d[2], r2, k->re))
+            continue;
+        real w = mps_weight(kind, dim, d[0], d[1], d[2], r2, k->re);
+        if (!(w > R(0.0)))
+            continue;
+        ++count;
+        real q3[3] = {d[0] * inv_rs, d[1] * inv_rs, d[2] * inv_rs};
+        real p[LSMPS_NMAX];
+        lsmps_basis(dim, order, q3, p);
+        real wf = w * (phi[j] - pi);
+        for (int a = 0; a < n; ++a) {
+            real wp = w * p[a];
+            b[a] += wf * p[a];
+            for (int q = 0; q <= a; ++q)
+                M[a][q] += wp * p[q];
         }
-    }
+    });
     if (count < n || !lsmps_cholesky_solve(n, M, b))
         return 0;
     for (int a = 0; a < n; ++a)

@@ -20,29 +20,24 @@ HD static inline void mps_collision(const mps_view *v, const nbr_view *nb, real 
     real d2max = distance * distance;
     real uxi = ux[i], uyi = uy[i], uzi = v->dim == 3 ? uz[i] : R(0.0);
     real cx = R(0.0), cy = R(0.0), cz = R(0.0);
-    int32_t c = nb->cell[i];
-    for (int r = 0; r < nb->nruns; ++r) {
-        int32_t jb, je;
-        nbr_run_range(nb, c, r, &jb, &je);
-        for (int32_t j = jb; j < je; ++j) {
-            if (!mps_counts(v, i, j))
-                continue;
-            real d[3];
-            real r2 = mps_rel(v, i, j, d);
-            if (r2 >= d2max || !(r2 > R(0.0)))
-                continue;
-            real inv_r = R(1.0) / real_sqrt(r2);
-            real nx = d[0] * inv_r, ny = d[1] * inv_r, nz = d[2] * inv_r;
-            real ujz = v->dim == 3 ? uz[j] : R(0.0);
-            real approach = (uxi - ux[j]) * nx + (uyi - uy[j]) * ny + (uzi - ujz) * nz;
-            if (approach <= R(0.0))
-                continue;
-            real s = -R(0.5) * (R(1.0) + restitution) * approach;
-            cx += s * nx;
-            cy += s * ny;
-            cz += s * nz;
-        }
-    }
+    NBR_FOR_CANDIDATES(nb, i, j, {
+        if (!mps_counts(v, i, j))
+            continue;
+        real d[3];
+        real r2 = mps_rel(v, i, j, d);
+        if (r2 >= d2max || !(r2 > R(0.0)))
+            continue;
+        real inv_r = R(1.0) / real_sqrt(r2);
+        real nx = d[0] * inv_r, ny = d[1] * inv_r, nz = d[2] * inv_r;
+        real ujz = v->dim == 3 ? uz[j] : R(0.0);
+        real approach = (uxi - ux[j]) * nx + (uyi - uy[j]) * ny + (uzi - ujz) * nz;
+        if (approach <= R(0.0))
+            continue;
+        real s = -R(0.5) * (R(1.0) + restitution) * approach;
+        cx += s * nx;
+        cy += s * ny;
+        cz += s * nz;
+    });
     du[0] = cx;
     du[1] = cy;
     du[2] = v->dim == 3 ? cz : R(0.0);

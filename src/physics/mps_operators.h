@@ -69,19 +69,14 @@ HD static inline real mps_number_density(const mps_view *v, const nbr_view *nb, 
                                          int32_t i)
 {
     real n = R(0.0);
-    int32_t c = nb->cell[i];
-    for (int r = 0; r < nb->nruns; ++r) {
-        int32_t jb, je;
-        nbr_run_range(nb, c, r, &jb, &je);
-        for (int32_t j = jb; j < je; ++j) {
-            if (!mps_counts(v, i, j))
-                continue;
-            real d[3];
-            real r2 = mps_rel(v, i, j, d);
-            if (mps_in_domain(k->weight, v->dim, d[0], d[1], d[2], r2, k->re))
-                n += mps_weight(k->weight, v->dim, d[0], d[1], d[2], r2, k->re);
-        }
-    }
+    NBR_FOR_CANDIDATES(nb, i, j, {
+        if (!mps_counts(v, i, j))
+            continue;
+        real d[3];
+        real r2 = mps_rel(v, i, j, d);
+        if (mps_in_domain(k->weight, v->dim, d[0], d[1], d[2], r2, k->re))
+            n += mps_weight(k->weight, v->dim, d[0], d[1], d[2], r2, k->re);
+    });
     return n;
 }
 
@@ -90,19 +85,14 @@ HD static inline real mps_min_neighbour(const mps_view *v, const nbr_view *nb, c
                                         const real *phi, int32_t i)
 {
     real m = phi[i];
-    int32_t c = nb->cell[i];
-    for (int r = 0; r < nb->nruns; ++r) {
-        int32_t jb, je;
-        nbr_run_range(nb, c, r, &jb, &je);
-        for (int32_t j = jb; j < je; ++j) {
-            if (!mps_counts(v, i, j))
-                continue;
-            real d[3];
-            real r2 = mps_rel(v, i, j, d);
-            if (phi[j] < m && mps_in_domain(k->weight, v->dim, d[0], d[1], d[2], r2, k->re))
-                m = phi[j];
-        }
-    }
+    NBR_FOR_CANDIDATES(nb, i, j, {
+        if (!mps_counts(v, i, j))
+            continue;
+        real d[3];
+        real r2 = mps_rel(v, i, j, d);
+        if (phi[j] < m && mps_in_domain(k->weight, v->dim, d[0], d[1], d[2], r2, k->re))
+            m = phi[j];
+    });
     return m;
 }
 
@@ -113,23 +103,18 @@ HD static inline void mps_gradient(const mps_view *v, const nbr_view *nb, const 
 {
     real phat = stabilised ? mps_min_neighbour(v, nb, k, phi, i) : phi[i];
     real gx = R(0.0), gy = R(0.0), gz = R(0.0);
-    int32_t c = nb->cell[i];
-    for (int r = 0; r < nb->nruns; ++r) {
-        int32_t jb, je;
-        nbr_run_range(nb, c, r, &jb, &je);
-        for (int32_t j = jb; j < je; ++j) {
-            if (!mps_counts(v, i, j))
-                continue;
-            real d[3];
-            real r2 = mps_rel(v, i, j, d);
-            if (!(r2 > R(0.0)) || !mps_in_domain(k->weight, v->dim, d[0], d[1], d[2], r2, k->re))
-                continue;
-            real s = (phi[j] - phat) * mps_weight(k->weight, v->dim, d[0], d[1], d[2], r2, k->re) / r2;
-            gx += s * d[0];
-            gy += s * d[1];
-            gz += s * d[2];
-        }
-    }
+    NBR_FOR_CANDIDATES(nb, i, j, {
+        if (!mps_counts(v, i, j))
+            continue;
+        real d[3];
+        real r2 = mps_rel(v, i, j, d);
+        if (!(r2 > R(0.0)) || !mps_in_domain(k->weight, v->dim, d[0], d[1], d[2], r2, k->re))
+            continue;
+        real s = (phi[j] - phat) * mps_weight(k->weight, v->dim, d[0], d[1], d[2], r2, k->re) / r2;
+        gx += s * d[0];
+        gy += s * d[1];
+        gz += s * d[2];
+    });
     real f = (real)v->dim / k->n0;
     grad[0] = f * gx;
     grad[1] = f * gy;
@@ -142,19 +127,14 @@ HD static inline real mps_laplacian(const mps_view *v, const nbr_view *nb, const
 {
     real s = R(0.0);
     real pi = phi[i];
-    int32_t c = nb->cell[i];
-    for (int r = 0; r < nb->nruns; ++r) {
-        int32_t jb, je;
-        nbr_run_range(nb, c, r, &jb, &je);
-        for (int32_t j = jb; j < je; ++j) {
-            if (!mps_counts(v, i, j))
-                continue;
-            real d[3];
-            real r2 = mps_rel(v, i, j, d);
-            if (mps_in_domain(k->weight, v->dim, d[0], d[1], d[2], r2, k->re))
-                s += (phi[j] - pi) * mps_weight(k->weight, v->dim, d[0], d[1], d[2], r2, k->re);
-        }
-    }
+    NBR_FOR_CANDIDATES(nb, i, j, {
+        if (!mps_counts(v, i, j))
+            continue;
+        real d[3];
+        real r2 = mps_rel(v, i, j, d);
+        if (mps_in_domain(k->weight, v->dim, d[0], d[1], d[2], r2, k->re))
+            s += (phi[j] - pi) * mps_weight(k->weight, v->dim, d[0], d[1], d[2], r2, k->re);
+    });
     return R(2.0) * (real)v->dim / (k->lambda0 * k->n0) * s;
 }
 
@@ -166,24 +146,19 @@ HD static inline void mps_laplacian3(const mps_view *v, const nbr_view *nb, cons
     int three = v->dim == 3 && fz != NULL;
     real sx = R(0.0), sy = R(0.0), sz = R(0.0);
     real xi = fx[i], yi = fy[i], zi = three ? fz[i] : R(0.0);
-    int32_t c = nb->cell[i];
-    for (int r = 0; r < nb->nruns; ++r) {
-        int32_t jb, je;
-        nbr_run_range(nb, c, r, &jb, &je);
-        for (int32_t j = jb; j < je; ++j) {
-            if (!mps_counts(v, i, j))
-                continue;
-            real d[3];
-            real r2 = mps_rel(v, i, j, d);
-            if (!mps_in_domain(k->weight, v->dim, d[0], d[1], d[2], r2, k->re))
-                continue;
-            real w = mps_weight(k->weight, v->dim, d[0], d[1], d[2], r2, k->re);
-            sx += (fx[j] - xi) * w;
-            sy += (fy[j] - yi) * w;
-            if (three)
-                sz += (fz[j] - zi) * w;
-        }
-    }
+    NBR_FOR_CANDIDATES(nb, i, j, {
+        if (!mps_counts(v, i, j))
+            continue;
+        real d[3];
+        real r2 = mps_rel(v, i, j, d);
+        if (!mps_in_domain(k->weight, v->dim, d[0], d[1], d[2], r2, k->re))
+            continue;
+        real w = mps_weight(k->weight, v->dim, d[0], d[1], d[2], r2, k->re);
+        sx += (fx[j] - xi) * w;
+        sy += (fy[j] - yi) * w;
+        if (three)
+            sz += (fz[j] - zi) * w;
+    });
     real f = R(2.0) * (real)v->dim / (k->lambda0 * k->n0);
     out[0] = f * sx;
     out[1] = f * sy;

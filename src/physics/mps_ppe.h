@@ -57,25 +57,20 @@ HD static inline uint8_t mps_classify(uint8_t c, real n, real beta_n0)
 
 /* Visits the neighbours j != i of i that the view's filter admits and that lie inside the weight's
  * domain; BODY sees j, dx, dy, dz (x_j - x_i) and w. */
-#define MPS_FOR_NEIGHBOURS(v, nb, k, i, BODY)                                                     \
+#define MPS_FOR_NEIGHBOURS(v, nb, k, i, ...)                                                      \
     do {                                                                                          \
         real xi_ = (v)->x[i], yi_ = (v)->y[i], zi_ = (v)->dim == 3 ? (v)->z[i] : R(0.0);         \
-        int32_t c_ = (nb)->cell[i];                                                               \
-        for (int r_ = 0; r_ < (nb)->nruns; ++r_) {                                                \
-            int32_t jb_, je_;                                                                     \
-            nbr_run_range(nb, c_, r_, &jb_, &je_);                                                \
-            for (int32_t j = jb_; j < je_; ++j) {                                                 \
-                if (j == (i) || ((v)->cls && !(((v)->mask >> (v)->cls[j]) & 1u)))                 \
-                    continue;                                                                     \
-                real dx = (v)->x[j] - xi_, dy = (v)->y[j] - yi_;                                  \
-                real dz = (v)->dim == 3 ? (v)->z[j] - zi_ : R(0.0);                               \
-                real r2 = dx * dx + dy * dy + dz * dz;                                            \
-                real w = mps_weight((k)->weight, (v)->dim, dx, dy, dz, r2, (k)->re);              \
-                if (w <= R(0.0))                                                                  \
-                    continue;                                                                     \
-                BODY                                                                              \
-            }                                                                                     \
-        }                                                                                         \
+        NBR_FOR_CANDIDATES(nb, i, j, {                                                            \
+            if (!mps_counts(v, i, j))                                                             \
+                continue;                                                                         \
+            real dx = (v)->x[j] - xi_, dy = (v)->y[j] - yi_;                                      \
+            real dz = (v)->dim == 3 ? (v)->z[j] - zi_ : R(0.0);                                   \
+            real r2 = dx * dx + dy * dy + dz * dz;                                                \
+            real w = mps_weight((k)->weight, (v)->dim, dx, dy, dz, r2, (k)->re);                  \
+            if (w <= R(0.0))                                                                      \
+                continue;                                                                         \
+            __VA_ARGS__                                                                           \
+        });                                                                                       \
     } while (0)
 
 /* c sum_j w_ij over the neighbours that have a pressure (the view's mask): A's diagonal. */

@@ -110,20 +110,15 @@ HD static inline void sph_force_particle(const sim_params *P, const nbr_view *nb
 {
     sph_particle a = sph_load(P, v, i);
     sph_force_acc acc = {0, 0, 0, 0, 0};
-    int32_t c = nb->cell[i];
-    for (int r = 0; r < nb->nruns; ++r) {
-        int32_t jb, je;
-        nbr_run_range(nb, c, r, &jb, &je);
-        for (int32_t j = jb; j < je; ++j) {
-            real dx = a.x - v->x[j], dy = a.y - v->y[j];
-            real dz = P->dim == 3 ? a.z - v->z[j] : R(0.0);
-            real r2 = dx * dx + dy * dy + dz * dz;
-            if (r2 >= P->r2_max || j == i)
-                continue;
-            sph_particle b = sph_load(P, v, j);
-            sph_force_pair(P, &a, &b, dx, dy, dz, r2, &acc);
-        }
-    }
+    NBR_FOR_CANDIDATES(nb, i, j, {
+        real dx = a.x - v->x[j], dy = a.y - v->y[j];
+        real dz = P->dim == 3 ? a.z - v->z[j] : R(0.0);
+        real r2 = dx * dx + dy * dy + dz * dz;
+        if (r2 >= P->r2_max || j == i)
+            continue;
+        sph_particle b = sph_load(P, v, j);
+        sph_force_pair(P, &a, &b, dx, dy, dz, r2, &acc);
+    });
     real ax = acc.ax, ay = acc.ay, az = acc.az;
     if (a.fluid) {
         ax += P->g[0];
