@@ -64,19 +64,32 @@ HD static inline real mps_rel(const mps_view *v, int32_t i, int32_t j, real d[3]
     return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
 }
 
+/* Runs the statements after the arguments for every neighbour j != i of i that the view's filter
+ * admits and that lies inside the weight's domain with w > 0; they see j, dx, dy, dz (x_j - x_i),
+ * r2 and w. `continue` skips to the next neighbour. */
+#define MPS_FOR_NEIGHBOURS(v, nb, k, i, ...)                                                      \
+    do {                                                                                          \
+        NBR_FOR_CANDIDATES(nb, i, j, {                                                            \
+            if (!mps_counts(v, i, j))                                                             \
+                continue;                                                                         \
+            real d_[3];                                                                           \
+            real r2 = mps_rel(v, i, j, d_);                                                       \
+            real dx = d_[0], dy = d_[1], dz = d_[2];                                              \
+            real w = mps_in_domain((k)->weight, (v)->dim, dx, dy, dz, r2, (k)->re)                \
+                         ? mps_weight((k)->weight, (v)->dim, dx, dy, dz, r2, (k)->re)             \
+                         : R(0.0);                                                                \
+            if (!(w > R(0.0)))                                                                    \
+                continue;                                                                         \
+            __VA_ARGS__                                                                           \
+        });                                                                                       \
+    } while (0)
+
 /* n_i = sum_j w_ij. */
 HD static inline real mps_number_density(const mps_view *v, const nbr_view *nb, const mps_kernel *k,
                                          int32_t i)
 {
     real n = R(0.0);
-    NBR_FOR_CANDIDATES(nb, i, j, {
-        if (!mps_counts(v, i, j))
-            continue;
-        real d[3];
-        real r2 = mps_rel(v, i, j, d);
-        if (mps_in_domain(k->weight, v->dim, d[0], d[1], d[2], r2, k->re))
-            n += mps_weight(k->weight, v->dim, d[0], d[1], d[2], r2, k->re);
-    });
+    MPS_FOR_NEIGHBOURS(v, nb, k, i, { (void)dx; (void)dy; (void)dz; (void)r2; n += w; });
     return n;
 }
 
@@ -85,12 +98,9 @@ HD static inline real mps_min_neighbour(const mps_view *v, const nbr_view *nb, c
                                         const real *phi, int32_t i)
 {
     real m = phi[i];
-    NBR_FOR_CANDIDATES(nb, i, j, {
-        if (!mps_counts(v, i, j))
-            continue;
-        real d[3];
-        real r2 = mps_rel(v, i, j, d);
-        if (phi[j] < m && mps_in_domain(k->weight, v->dim, d[0], d[1], d[2], r2, k->re))
+    MPS_FOR_NEIGHBOURS(v, nb, k, i, {
+        (void)dx; (void)dy; (void)dz; (void)r2; (void)w;
+        if (phi[j] < m)
             m = phi[j];
     });
     return m;
@@ -103,17 +113,13 @@ HD static inline void mps_gradient(const mps_view *v, const nbr_view *nb, const 
 {
     real phat = stabilised ? mps_min_neighbour(v, nb, k, phi, i) : phi[i];
     real gx = R(0.0), gy = R(0.0), gz = R(0.0);
-    NBR_FOR_CANDIDATES(nb, i, j, {
-        if (!mps_counts(v, i, j))
+    MPS_FOR_NEIGHBOURS(v, nb, k, i, {
+        if (!(r2 > R(0.0)))
             continue;
-        real d[3];
-        real r2 = mps_rel(v, i, j, d);
-        if (!(r2 > R(0.0)) || !mps_in_domain(k->weight, v->dim, d[0], d[1], d[2], r2, k->re))
-            continue;
-        real s = (phi[j] - phat) * mps_weight(k->weight, v->dim, d[0], d[1], d[2], r2, k->re) / r2;
-        gx += s * d[0];
-        gy += s * d[1];
-        gz += s * d[2];
+        real s = (phi[j] - phat) * w / r2;
+        gx += s * dx;
+        gy += s * dy;
+        gz += s * dz;
     });
     real f = (real)v->dim / k->n0;
     grad[0] = f * gx;
@@ -127,14 +133,7 @@ HD static inline real mps_laplacian(const mps_view *v, const nbr_view *nb, const
 {
     real s = R(0.0);
     real pi = phi[i];
-    NBR_FOR_CANDIDATES(nb, i, j, {
-        if (!mps_counts(v, i, j))
-            continue;
-        real d[3];
-        real r2 = mps_rel(v, i, j, d);
-        if (mps_in_domain(k->weight, v->dim, d[0], d[1], d[2], r2, k->re))
-            s += (phi[j] - pi) * mps_weight(k->weight, v->dim, d[0], d[1], d[2], r2, k->re);
-    });
+    MPS_FOR_NEIGHBOURS(v, nb, k, i, { (void)dx; (void)dy; (void)dz; (void)r2; s += (phi[j] - pi) * w; });
     return R(2.0) * (real)v->dim / (k->lambda0 * k->n0) * s;
 }
 
@@ -146,14 +145,8 @@ HD static inline void mps_laplacian3(const mps_view *v, const nbr_view *nb, cons
     int three = v->dim == 3 && fz != NULL;
     real sx = R(0.0), sy = R(0.0), sz = R(0.0);
     real xi = fx[i], yi = fy[i], zi = three ? fz[i] : R(0.0);
-    NBR_FOR_CANDIDATES(nb, i, j, {
-        if (!mps_counts(v, i, j))
-            continue;
-        real d[3];
-        real r2 = mps_rel(v, i, j, d);
-        if (!mps_in_domain(k->weight, v->dim, d[0], d[1], d[2], r2, k->re))
-            continue;
-        real w = mps_weight(k->weight, v->dim, d[0], d[1], d[2], r2, k->re);
+    MPS_FOR_NEIGHBOURS(v, nb, k, i, {
+        (void)dx; (void)dy; (void)dz; (void)r2;
         sx += (fx[j] - xi) * w;
         sy += (fy[j] - yi) * w;
         if (three)

@@ -55,29 +55,11 @@ HD static inline uint8_t mps_classify(uint8_t c, real n, real beta_n0)
     return wall ? (surface ? MC_WALL_SURFACE : MC_WALL) : (surface ? MC_FLUID_SURFACE : MC_FLUID);
 }
 
-/* Visits the neighbours j != i of i that the view's filter admits and that lie inside the weight's
- * domain; BODY sees j, dx, dy, dz (x_j - x_i) and w. */
-#define MPS_FOR_NEIGHBOURS(v, nb, k, i, ...)                                                      \
-    do {                                                                                          \
-        real xi_ = (v)->x[i], yi_ = (v)->y[i], zi_ = (v)->dim == 3 ? (v)->z[i] : R(0.0);         \
-        NBR_FOR_CANDIDATES(nb, i, j, {                                                            \
-            if (!mps_counts(v, i, j))                                                             \
-                continue;                                                                         \
-            real dx = (v)->x[j] - xi_, dy = (v)->y[j] - yi_;                                      \
-            real dz = (v)->dim == 3 ? (v)->z[j] - zi_ : R(0.0);                                   \
-            real r2 = dx * dx + dy * dy + dz * dz;                                                \
-            real w = mps_weight((k)->weight, (v)->dim, dx, dy, dz, r2, (k)->re);                  \
-            if (w <= R(0.0))                                                                      \
-                continue;                                                                         \
-            __VA_ARGS__                                                                           \
-        });                                                                                       \
-    } while (0)
-
 /* c sum_j w_ij over the neighbours that have a pressure (the view's mask): A's diagonal. */
 HD static inline real mps_ppe_diagonal(const mps_view *v, const nbr_view *nb, const mps_kernel *k, int32_t i)
 {
     real sum = R(0.0);
-    MPS_FOR_NEIGHBOURS(v, nb, k, i, { (void)dx; (void)dy; (void)dz; sum += w; });
+    MPS_FOR_NEIGHBOURS(v, nb, k, i, { (void)dx; (void)dy; (void)dz; (void)r2; sum += w; });
     return R(2.0) * (real)v->dim / (k->lambda0 * k->n0) * sum;
 }
 
@@ -86,7 +68,7 @@ HD static inline real mps_ppe_apply(const mps_view *v, const nbr_view *nb, const
                                     real diag_i, int32_t i)
 {
     real sum = R(0.0);
-    MPS_FOR_NEIGHBOURS(v, nb, k, i, { (void)dx; (void)dy; (void)dz; sum += w * x[j]; });
+    MPS_FOR_NEIGHBOURS(v, nb, k, i, { (void)dx; (void)dy; (void)dz; (void)r2; sum += w * x[j]; });
     return diag_i * x[i] - R(2.0) * (real)v->dim / (k->lambda0 * k->n0) * sum;
 }
 
@@ -96,6 +78,8 @@ HD static inline real mps_divergence(const mps_view *v, const nbr_view *nb, cons
     real sum = R(0.0);
     real uxi = ux[i], uyi = uy[i], uzi = v->dim == 3 ? uz[i] : R(0.0);
     MPS_FOR_NEIGHBOURS(v, nb, k, i, {
+        if (!(r2 > R(0.0)))
+            continue;
         real duz = v->dim == 3 ? uz[j] - uzi : R(0.0);
         sum += ((ux[j] - uxi) * dx + (uy[j] - uyi) * dy + duz * dz) * w / r2;
     });
@@ -107,6 +91,8 @@ HD static inline void mps_symmetric_gradient(const mps_view *v, const nbr_view *
 {
     real gx = R(0.0), gy = R(0.0), gz = R(0.0), pi = phi[i];
     MPS_FOR_NEIGHBOURS(v, nb, k, i, {
+        if (!(r2 > R(0.0)))
+            continue;
         real s = (pi + phi[j]) * w / r2;
         gx += s * dx;
         gy += s * dy;
