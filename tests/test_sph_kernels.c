@@ -7,6 +7,7 @@
 
 #include "physics/sph_eos.h"
 #include "physics/sph_forces.h"
+#include "physics/sph_integrate.h"
 #include "physics/sph_kernel.h"
 
 #include <math.h>
@@ -145,6 +146,48 @@ static void test_boundary_pair_moves_nothing(void **state)
     assert_true(acc.drho > 0); /* fluid approaching: the wall compresses */
 }
 
+/* Under a constant acceleration both integrators are exact (they are second order, and the
+ * trajectory is quadratic in t): after 50 steps position and velocity match x0 + v0 t + a t^2/2
+ * to float round-off (1e-5 relative of the distance travelled). */
+static void run_integrator(int verlet)
+{
+    sim_params P = params(2, KERNEL_WENDLAND_C2);
+    enum { N = 1 };
+    real x[N] = {0.1f}, y[N] = {0.2f}, z[N] = {0}, vx[N] = {0.5f}, vy[N] = {-0.25f}, vz[N] = {0};
+    real rho[N] = {1000}, p[N] = {0}, ax[N] = {0.3f}, ay[N] = {-9.81f}, az[N] = {0}, drho[N] = {0};
+    real x0[N], y0[N], z0[N], vx0[N] = {0.5f}, vy0[N] = {-0.25f}, vz0[N] = {0}, rho0[N] = {1000};
+    uint8_t type[N] = {PT_FLUID};
+    sph_state_view v = {x, y, z, vx, vy, vz, rho, p, type, ax, ay, az, drho, x0, y0, z0, vx0, vy0, vz0, rho0};
+    double dt = 1e-3;
+    for (int k = 0; k < 50; ++k) {
+        if (verlet) {
+            sph_verlet_step(&P, &v, 0, (real)dt, k % 40 == 0);
+        } else {
+            sph_symplectic_predict(&P, &v, 0, (real)dt);
+            sph_symplectic_correct(&P, &v, 0, (real)dt);
+        }
+    }
+    double t = 50 * dt;
+    double xe = 0.1 + 0.5 * t + 0.5 * 0.3 * t * t, ye = 0.2 - 0.25 * t - 0.5 * 9.81 * t * t;
+    assert_true(fabs(x[0] - xe) < 1e-5 * 0.05 + 1e-7);
+    assert_true(fabs(y[0] - ye) < 1e-5 * 0.05 + 1e-7);
+    assert_true(fabs(vx[0] - (0.5 + 0.3 * t)) < 1e-5);
+    assert_true(fabs(vy[0] - (-0.25 - 9.81 * t)) < 1e-5);
+    assert_true(fabs(rho[0] - 1000) < 1e-3); /* no density rate: density unchanged */
+}
+
+static void test_symplectic_exact_for_constant_acceleration(void **state)
+{
+    (void)state;
+    run_integrator(0);
+}
+
+static void test_verlet_exact_for_constant_acceleration(void **state)
+{
+    (void)state;
+    run_integrator(1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -154,6 +197,8 @@ int main(void)
         cmocka_unit_test(test_pair_is_antisymmetric),
         cmocka_unit_test(test_delta_sph_diffuses),
         cmocka_unit_test(test_boundary_pair_moves_nothing),
+        cmocka_unit_test(test_symplectic_exact_for_constant_acceleration),
+        cmocka_unit_test(test_verlet_exact_for_constant_acceleration),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -187,7 +187,8 @@ static int wcsph_step(sim *s, double dt, sl_err *err)
     wcsph_data *d = data_of(s);
     d->dt = (real)dt;
     if (s->sc->integrator == INTEGRATOR_VERLET) {
-        d->euler = (s->step + 1) % s->sc->verlet_steps == 0;
+        /* an Euler step first (there is no v^{n-1} yet) and every verlet_steps steps after */
+        d->euler = s->step % s->sc->verlet_steps == 0;
         s->be->run_pass(s, &pass_verlet, s->g.n_inside);
         return SL_OK;
     }
