@@ -38,7 +38,7 @@ static const char usage_main[] =
 
 static const char usage_run[] =
     "usage: sluice run SCENE.cfg [--out DIR] [--until T] [--steps N] [--backend cpu|cuda|auto]\n"
-    "                  [--threads N] [--quiet]\n"
+    "                  [--threads N] [--quiet] [--restart CHECKPOINT]\n"
     "\n"
     "Runs the scene and writes snapshots (one HDF5 file per output time) and snapshots.xmf,\n"
     "which ParaView opens with File > Open.\n"
@@ -49,8 +49,10 @@ static const char usage_run[] =
     "  --backend B     cpu, cuda or auto (default auto: the fastest compiled backend)\n"
     "  --threads N     OpenMP threads for the CPU backend (default: OMP_NUM_THREADS or all cores)\n"
     "  --quiet         no progress output\n"
+    "  --restart FILE  continue the run of this scene from a checkpoint (DIR/checkpoint.bin)\n"
     "\n"
-    "Ctrl-C stops after the current step and writes a final snapshot (exit status 130).\n";
+    "A checkpoint is written every output.checkpoint_every snapshots and at the end. Ctrl-C stops\n"
+    "after the current step and writes a final snapshot and checkpoint (exit status 130).\n";
 
 static const char usage_check[] =
     "usage: sluice check SCENE.cfg [--backend cpu|cuda|auto] [--threads N]\n"
@@ -82,6 +84,7 @@ typedef struct cli_options {
     const char *scene;
     const char *out_dir;
     const char *backend;
+    const char *restart;
     double until;
     long steps;
     int threads;
@@ -110,6 +113,16 @@ static int parse_long(const char *s, long lo, long hi, long *out)
     return 1;
 }
 
+/* Whether `a` is one of the space-separated words of `allowed` (whole words: "--res" is not "--restart"). */
+static int option_allowed(const char *allowed, const char *a)
+{
+    size_t n = strlen(a);
+    for (const char *w = strstr(allowed, a); w; w = strstr(w + 1, a))
+        if ((w == allowed || w[-1] == ' ') && (w[n] == ' ' || w[n] == '\0'))
+            return 1;
+    return 0;
+}
+
 /* Parses argv[2..]; `allowed` lists the options the command takes. Returns SL_OK, SL_ERR_INPUT,
  * or -1 when --help was printed. */
 static int parse_options(const char *cmd, const char *usage, const char *allowed, int argc, char **argv,
@@ -126,7 +139,7 @@ static int parse_options(const char *cmd, const char *usage, const char *allowed
             return -1;
         }
         if (a[0] == '-' && a[1] == '-') {
-            if (!strstr(allowed, a))
+            if (!option_allowed(allowed, a))
                 return usage_error(cmd, "unknown option '%s'", a);
             int needs_value = strcmp(a, "--quiet") != 0;
             if (needs_value && k + 1 >= argc)
@@ -145,6 +158,8 @@ static int parse_options(const char *cmd, const char *usage, const char *allowed
                     return usage_error(cmd, "--steps '%s' is not a whole number >= 0", v);
             } else if (strcmp(a, "--backend") == 0) {
                 o->backend = v;
+            } else if (strcmp(a, "--restart") == 0) {
+                o->restart = v;
             } else if (strcmp(a, "--threads") == 0) {
                 if (!parse_long(v, 1, 4096, &lv))
                     return usage_error(cmd, "--threads '%s' is not a whole number in 1..4096", v);
@@ -193,7 +208,8 @@ static int open_scene(const cli_options *o, scene *sc, sim *s)
 static int cmd_run(int argc, char **argv)
 {
     cli_options o;
-    int rc = parse_options("run", usage_run, "--out --until --steps --backend --threads --quiet", argc, argv, &o);
+    int rc = parse_options("run", usage_run, "--out --until --steps --backend --threads --quiet --restart", argc,
+                           argv, &o);
     if (rc)
         return rc < 0 ? 0 : rc;
     scene sc;
@@ -204,7 +220,7 @@ static int cmd_run(int argc, char **argv)
     if (!o.quiet)
         fprintf(stderr, "sluice: %s: %zu particles (%zu fluid), %s on %s with %d threads\n", sc.path, s.p.n,
                 particles_count_type(&s.p, PT_FLUID), sc.method, s.be->name, omp_get_max_threads());
-    run_options ro = {o.out_dir, o.until, o.steps, o.quiet};
+    run_options ro = {o.out_dir, o.until, o.steps, o.quiet, o.restart};
     run_summary sum;
     sl_err err;
     rc = engine_run(&s, &ro, &sum, &err);
@@ -218,6 +234,7 @@ static int cmd_run(int argc, char **argv)
             printf("%s\n", line);
         }
         printf("output: %s (%d snapshots); open %s in ParaView\n", sum.out_dir, sum.snapshots, sum.xdmf);
+        printf("checkpoint: %s (continue with --restart)\n", sum.checkpoint);
     } else {
         fprintf(stderr, "sluice: %s\n", err.msg);
     }

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "engine.h"
 
+#include "io/checkpoint.h"
 #include "io/snapshot.h"
 #include "progress.h"
 
@@ -54,6 +55,16 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     if (rc)
         return rc;
     io_series_xdmf_path(&series, sum->xdmf, sizeof sum->xdmf);
+    snprintf(sum->checkpoint, sizeof sum->checkpoint, "%s/checkpoint.bin", dir);
+    double interval = sc->out_interval;
+    long next_index = (long)floor(s->t / interval + 1e-9) + 1;
+    if (o->restart) {
+        rc = io_checkpoint_read(o->restart, s, &series, &next_index, err);
+        if (rc) {
+            io_series_close(&series);
+            return rc;
+        }
+    }
 
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
@@ -64,14 +75,13 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     sigaction(SIGTERM, &sa, &old_term);
 
     progress pr;
-    progress_start(&pr, stderr, o->quiet, end, (double)s->p.n);
+    progress_start(&pr, stderr, o->quiet, s->t, end, (double)s->p.n);
     double wall0 = progress_now();
     long steps0 = s->step;
-    double interval = sc->out_interval;
-    long next_index = (long)floor(s->t / interval + 1e-9) + 1;
     double dt_first = 0;
 
-    rc = snapshot_write(&series, s, err);
+    if (!o->restart)
+        rc = snapshot_write(&series, s, err);
     while (rc == SL_OK && s->t < end * (1 - 1e-12) && !stop_signal &&
            (o->max_steps < 0 || s->step - steps0 < o->max_steps)) {
         double dt = s->sch->time_step(s);
@@ -95,6 +105,8 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
             if (s->t >= next_index * interval * (1 - 1e-12))
                 next_index++;
             rc = snapshot_write(&series, s, err);
+            if (rc == SL_OK && sc->checkpoint_every > 0 && series.count % sc->checkpoint_every == 0)
+                rc = io_checkpoint_write(sum->checkpoint, s, &series, next_index, err);
         }
         progress_update(&pr, s->t, s->step - steps0);
     }
@@ -102,6 +114,9 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     /* A run stopped early (signal or step limit) still ends with its last state on disk. */
     if (rc == SL_OK && series.count > 0 && series.entries[series.count - 1].time != s->t)
         rc = snapshot_write(&series, s, err);
+    /* ... and a checkpoint, so it can be continued (with --until, or after a signal). */
+    if (rc == SL_OK)
+        rc = io_checkpoint_write(sum->checkpoint, s, &series, next_index, err);
 
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

@@ -10,6 +10,7 @@ typedef struct run_options {
     double until;        /* end time; < 0: the scene's simulation.end_time */
     long max_steps;      /* < 0: no limit */
     int quiet;           /* no progress output */
+    const char *restart; /* a checkpoint to continue from, or NULL */
 } run_options;
 
 typedef struct run_summary {
@@ -21,11 +22,14 @@ typedef struct run_summary {
     int signal;             /* SIGINT/SIGTERM that stopped the run, else 0 */
     char out_dir[4096];
     char xdmf[4200];
+    char checkpoint[4200];
 } run_summary;
 
 /* Runs s until the end time (or max_steps), writing a snapshot at t = 0, every output interval,
- * and at the end. SIGINT/SIGTERM stop the run after the current step, with a final snapshot, and
- * return SL_INTERRUPTED. */
+ * and at the end, and the checkpoint DIR/checkpoint.bin every output.checkpoint_every snapshots
+ * and at the end. SIGINT/SIGTERM stop the run after the current step, with a final snapshot and
+ * checkpoint, and return SL_INTERRUPTED. With o->restart the run continues from that checkpoint
+ * (same scene), bit for bit as if it had not stopped. */
 int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err);
 
 #endif

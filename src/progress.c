@@ -12,8 +12,9 @@ double progress_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void progress_start(progress *pr, FILE *out, int quiet, double end_time, double particles)
+void progress_start(progress *pr, FILE *out, int quiet, double start_time, double end_time, double particles)
 {
+    pr->start = start_time;
     pr->out = out;
     pr->tty = isatty(fileno(out));
     pr->quiet = quiet;
@@ -41,7 +42,7 @@ static void print(progress *pr, double t, long step, int final)
 {
     double now = progress_now();
     double wall = now - pr->start_wall;
-    double frac = pr->end > 0 ? t / pr->end : 1.0;
+    double frac = pr->end > pr->start ? (t - pr->start) / (pr->end - pr->start) : 1.0;
     if (frac > 1)
         frac = 1;
     double sps = wall > 0 ? step / wall : 0;
@@ -79,7 +80,7 @@ void progress_update(progress *pr, double t, long step)
         return;
     }
     /* Plain lines: every 10% of the run, or every 30 s, whichever comes first. */
-    double frac = pr->end > 0 ? t / pr->end : 1.0;
+    double frac = pr->end > pr->start ? (t - pr->start) / (pr->end - pr->start) : 1.0;
     if (frac - pr->last_frac >= 0.1 || now - pr->last_print >= 30.0)
         print(pr, t, step, 0);
 }

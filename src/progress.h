@@ -8,7 +8,7 @@ typedef struct progress {
     FILE *out;
     int tty;            /* redraw one line in place */
     int quiet;          /* print nothing */
-    double end;         /* simulated end time */
+    double start, end;  /* simulated start and end time */
     double start_wall;  /* s */
     double last_print;  /* wall time of the last output */
     double last_frac;   /* fraction at the last plain line */
@@ -17,7 +17,7 @@ typedef struct progress {
 
 double progress_now(void); /* monotonic wall clock, s */
 
-void progress_start(progress *pr, FILE *out, int quiet, double end_time, double particles);
+void progress_start(progress *pr, FILE *out, int quiet, double start_time, double end_time, double particles);
 
 /* Called after each step; prints at most a few times per second. */
 void progress_update(progress *pr, double t, long step);

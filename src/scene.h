@@ -109,6 +109,7 @@ typedef struct scene {
     char out_dir[SCENE_PATH_MAX];
     double out_interval;  /* s */
     unsigned out_fields;  /* OUT_* bits */
+    int checkpoint_every; /* a checkpoint every N snapshots; 0: only at the end and on signals */
 } scene;
 
 /* Sets every default (the values documented in docs/scene-files.md). */

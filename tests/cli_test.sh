@@ -121,6 +121,11 @@ got=$?
 if [ "$got" -ne 130 ]; then echo "FAIL SIGINT: exit status $got, expected 130"; fails=$((fails + 1)); else echo "ok   SIGINT"; fi
 expect_in "SIGINT" "$work/out" "stopped by signal"
 grep -q "</Xdmf>" "$work/long_out/snapshots.xmf" || { echo "FAIL SIGINT: XDMF incomplete"; fails=$((fails + 1)); }
+[ -f "$work/long_out/checkpoint.bin" ] || { echo "FAIL SIGINT: no checkpoint"; fails=$((fails + 1)); }
+# ... and the run continues from it
+check "restart" 0 "$exe" run "$long" --restart "$work/long_out/checkpoint.bin" --steps 2 --quiet
+check "restart from garbage" 2 "$exe" run "$long" --restart "$long"
+expect_in "restart from garbage" "$work/err" "not a usable checkpoint"
 
 echo "$fails failure(s)"
 [ "$fails" -eq 0 ]

@@ -94,7 +94,7 @@ static double front_rms(const char *path, scene *sc, sim *s)
     assert_non_null(mkdtemp(dir));
     /* T = 3 is t = 0.162 s: run a little beyond it so every table point is bracketed. */
     double t_end = 3.2 / sqrt(2 * G / A);
-    run_options o = {dir, t_end, -1, 1};
+    run_options o = {dir, t_end, -1, 1, NULL};
     run_summary sum;
     rc = engine_run(s, &o, &sum, &err);
     if (rc)

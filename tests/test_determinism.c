@@ -26,7 +26,7 @@ static real *run(const char *path, int threads, long steps, size_t *n_out)
     omp_set_num_threads(threads);
     char dir[] = "/tmp/sluice_determinism_XXXXXX";
     assert_non_null(mkdtemp(dir));
-    run_options o = {dir, -1.0, steps, 1};
+    run_options o = {dir, -1.0, steps, 1, NULL};
     run_summary sum;
     if (engine_run(&s, &o, &sum, &err))
         fail_msg("%s", err.msg);

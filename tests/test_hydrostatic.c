@@ -36,7 +36,7 @@ static void run_and_check(const char *path, double bound, scene *sc, sim *s)
 
     char dir[] = "/tmp/sluice_hydrostatic_XXXXXX";
     assert_non_null(mkdtemp(dir));
-    run_options o = {dir, -1.0, -1, 1};
+    run_options o = {dir, -1.0, -1, 1, NULL};
     run_summary sum;
     rc = engine_run(s, &o, &sum, &err);
     if (rc)

@@ -237,6 +237,9 @@ static const key_desc output_keys[] = {
      .flags = KF_LO_OPEN, .def = {0.01}, .units = "s", .doc = "simulated time between snapshots"},
     {.name = "fields", .type = KT_FLAGS, .offset = S(out_fields), .names = field_names, .def = {OUT_ALL},
      .always = OUT_POSITION | OUT_ID, .units = "", .doc = "particle fields written (position and id always are)"},
+    {.name = "checkpoint_every", .type = KT_INT, .offset = S(checkpoint_every), .lo = 0, .hi = 1000000,
+     .def = {10}, .units = "snapshots",
+     .doc = "write checkpoint.bin every N snapshots (0: only at the end and on SIGINT/SIGTERM)"},
 };
 
 static int simulation_after(struct ctx *c, const config_setting_t *g);

@@ -513,6 +513,30 @@ static int fsync_parent(const char *path)
     return rc;
 }
 
+int io_write_file_atomically(const char *path, const void *buf, size_t len, sl_err *err)
+{
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 5);
+    if (!tmp)
+        return sl_fail(err, SL_ERR_RUNTIME, "cannot write '%s': out of memory", path);
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".tmp", 5);
+    int st = SL_OK;
+    if (write_durably(tmp, buf, len) != 0) {
+        st = sl_fail(err, SL_ERR_RUNTIME, "cannot write '%s': %s", path, strerror(errno));
+        unlink(tmp);
+    } else if (rename(tmp, path) != 0) {
+        st = sl_fail(err, SL_ERR_RUNTIME, "cannot write '%s': rename from '%s': %s", path, tmp,
+                     strerror(errno));
+        unlink(tmp);
+    } else if (fsync_parent(path) != 0) {
+        st = sl_fail(err, SL_ERR_RUNTIME, "cannot write '%s': fsync of its directory: %s", path,
+                     strerror(errno));
+    }
+    free(tmp);
+    return st;
+}
+
 /* ---- entry point ---------------------------------------------------------------------------- */
 
 int io_snapshot_write(const char *path, const particles *p, const snapshot_info *info, sl_err *err)
@@ -531,7 +555,7 @@ int io_snapshot_write(const char *path, const particles *p, const snapshot_info 
         return SL_ERR_RUNTIME;
 
     size_t len = strlen(path);
-    char *tmp = malloc(len + 5);
+    char *tmp = malloc(len + 5); /* the name HDF5 is given for the in-memory file */
     if (!tmp)
         return sl_fail(err, SL_ERR_RUNTIME, "cannot write '%s': out of memory", path);
     memcpy(tmp, path, len);
@@ -551,18 +575,7 @@ int io_snapshot_write(const char *path, const particles *p, const snapshot_info 
         return st;
     }
 
-    if (write_durably(tmp, image, size) != 0) {
-        st = sl_fail(err, SL_ERR_RUNTIME, "cannot write '%s': %s", path, strerror(errno));
-        unlink(tmp);
-    } else if (rename(tmp, path) != 0) {
-        st = sl_fail(err, SL_ERR_RUNTIME, "cannot write '%s': rename from '%s': %s", path, tmp,
-                     strerror(errno));
-        unlink(tmp);
-    } else if (fsync_parent(path) != 0) {
-        /* `path` is complete; only its survival of a power cut is in doubt. */
-        st = sl_fail(err, SL_ERR_RUNTIME, "cannot write '%s': fsync of its directory: %s", path,
-                     strerror(errno));
-    }
+    st = io_write_file_atomically(path, image, size, err);
     free(image);
     free(tmp);
     return st;

@@ -25,6 +25,10 @@ typedef struct snapshot_info {
  * is either the old file or the complete new one. */
 int io_snapshot_write(const char *path, const particles *p, const snapshot_info *info, sl_err *err);
 
+/* Writes buf to path + ".tmp", fsyncs it, renames it over path and fsyncs the directory: path is
+ * either its old content or all of buf. On failure the temporary file is removed. */
+int io_write_file_atomically(const char *path, const void *buf, size_t len, sl_err *err);
+
 /* A run's series of snapshots in one directory, indexed by an XDMF file. */
 typedef struct io_series_entry {
     char file[64];   /* file name relative to the directory */
