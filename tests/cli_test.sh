@@ -127,5 +127,18 @@ check "restart" 0 "$exe" run "$long" --restart "$work/long_out/checkpoint.bin" -
 check "restart from garbage" 2 "$exe" run "$long" --restart "$long"
 expect_in "restart from garbage" "$work/err" "not a usable checkpoint"
 
+# kill -9: every snapshot the XDMF lists exists and the XDMF itself is complete
+"$exe" run "$long" --out kill_out --quiet >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do [ "$(ls "$work"/kill_out/snap_*.h5 2>/dev/null | wc -l)" -ge 3 ] && break; sleep 0.1; done
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+grep -q "</Xdmf>" "$work/kill_out/snapshots.xmf" || { echo "FAIL kill -9: XDMF incomplete"; fails=$((fails + 1)); }
+for f in $(grep -o 'snap_[0-9]*\.h5' "$work/kill_out/snapshots.xmf" | sort -u); do
+    [ -s "$work/kill_out/$f" ] || { echo "FAIL kill -9: $f listed but missing"; fails=$((fails + 1)); }
+    head -c 8 "$work/kill_out/$f" | grep -q "HDF" || { echo "FAIL kill -9: $f is not HDF5"; fails=$((fails + 1)); }
+done
+echo "ok   kill -9"
+
 echo "$fails failure(s)"
 [ "$fails" -eq 0 ]
