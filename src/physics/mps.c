@@ -168,15 +168,9 @@ static void density_cpu(sim *s, size_t b, size_t e)
         s->p.tag[i] = c;
         f[d->n][i] = n;
         f[PF_RHO][i] = P->rho0 * n / n0;
-        if (d->is_explicit) {
-            real p = 0;
-            if (c == MC_FLUID || c == MC_WALL) {
-                p = P->eos_b * (real_pow(n / n0, P->eos_gamma) - R(1.0));
-                if (P->mps.clamp && p < 0)
-                    p = 0;
-            }
-            f[PF_P][i] = p;
-        }
+        if (d->is_explicit)
+            f[PF_P][i] = mps_admissible_pressure(c, P->eos_b * (real_pow(n / n0, P->eos_gamma) - R(1.0)),
+                                                 P->mps.clamp);
     }
 }
 
@@ -228,13 +222,8 @@ static void pressure_cpu(sim *s, size_t b, size_t e)
 {
     const mps_data *d = data_of(s);
     real **f = s->p.f;
-    for (size_t i = b; i < e; ++i) {
-        uint8_t c = s->p.tag[i];
-        real p = (c == MC_FLUID || c == MC_WALL) ? f[d->x][i] : 0;
-        if (s->P.mps.clamp && p < 0)
-            p = 0;
-        f[PF_P][i] = p;
-    }
+    for (size_t i = b; i < e; ++i)
+        f[PF_P][i] = mps_admissible_pressure(s->p.tag[i], f[d->x][i], s->P.mps.clamp);
 }
 
 static void gradient_cpu(sim *s, size_t b, size_t e)

@@ -55,6 +55,15 @@ HD static inline uint8_t mps_classify(uint8_t c, real n, real beta_n0)
     return wall ? (surface ? MC_WALL_SURFACE : MC_WALL) : (surface ? MC_FLUID_SURFACE : MC_FLUID);
 }
 
+/* The pressure a particle of class c may have: 0 on the free surface and in the dummy layers,
+ * negative values set to 0 when clamp is on. */
+HD static inline real mps_admissible_pressure(uint8_t c, real p, int clamp)
+{
+    if (c != MC_FLUID && c != MC_WALL)
+        return R(0.0);
+    return clamp && p < R(0.0) ? R(0.0) : p;
+}
+
 /* c sum_j w_ij over the neighbours that have a pressure (the view's mask): A's diagonal. */
 HD static inline real mps_ppe_diagonal(const mps_view *v, const nbr_view *nb, const mps_kernel *k, int32_t i)
 {
