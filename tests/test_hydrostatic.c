@@ -128,9 +128,57 @@ static void test_hydrostatic_mps(void **state)
     scene_free(&sc);
 }
 
+/* 3D, semi-implicit MPS: the pressure of the lowest layer (the middle of the floor) within 3% of
+ * rho0 g (H - z), every solve converged, no particle lost. */
+static void test_hydrostatic_mps_3d(void **state)
+{
+    (void)state;
+    scene sc;
+    sim s;
+    sl_err err;
+    if (scene_load(&sc, SLUICE_TEST_DATA "/hydrostatic_3d.cfg", &err) || sim_create(&s, &sc, &backend_cpu, &err))
+        fail_msg("%s", err.msg);
+    char dir[] = "/tmp/sluice_hydrostatic3_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    run_options o = {dir, -1.0, -1, 1, NULL};
+    run_summary sum;
+    if (engine_run(&s, &o, &sum, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(s.g.n_inside, s.p.n);
+    const double H = 0.1, g = 9.81, dp = sc.dp;
+    double p_sum = 0, z_sum = 0;
+    int bottom = 0;
+    for (size_t i = 0; i < s.p.n; ++i) {
+        double x = s.p.f[PF_X][i], y = s.p.f[PF_Y][i], z = s.p.f[PF_Z][i];
+        if (s.p.type[i] != PT_FLUID)
+            continue;
+        assert_true(x > 0 && x < 0.1 && y > 0 && y < 0.1 && z > 0 && z < 0.15);
+        if (z < dp && x > 0.025 && x < 0.075 && y > 0.025 && y < 0.075) {
+            p_sum += s.p.f[PF_P][i];
+            z_sum += z;
+            bottom++;
+        }
+    }
+    assert_true(bottom > 0);
+    double p_exact = sc.rho0 * g * (H - z_sum / bottom);
+    double rel = fabs(p_sum / bottom - p_exact) / (sc.rho0 * g * H);
+    printf("mps 3D: bottom layer p = %.1f Pa, rho g (H - z) = %.1f Pa, error %.2f%% of rho g H\n", p_sum / bottom,
+           p_exact, 100 * rel);
+    assert_true(rel <= 0.03);
+    mps_stats st;
+    assert_int_equal(mps_get_stats(&s, &st), 0);
+    assert_int_equal(st.cg_unconverged, 0);
+    sim_free(&s);
+    scene_free(&sc);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_hydrostatic_wcsph),
-                                       cmocka_unit_test(test_hydrostatic_mps)};
+                                       cmocka_unit_test(test_hydrostatic_mps),
+                                       cmocka_unit_test(test_hydrostatic_mps_3d)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
