@@ -14,6 +14,14 @@ typedef struct sl_err {
     char msg[1024];
 } sl_err;
 
+/* Returns the status of x from the calling function when it is not SL_OK. */
+#define SL_TRY(x)                \
+    do {                         \
+        int sl_rc_ = (x);        \
+        if (sl_rc_ != SL_OK)     \
+            return sl_rc_;       \
+    } while (0)
+
 /* Formats msg into e (when e is not NULL) and returns status, so callers can write
  * `return sl_fail(e, SL_ERR_INPUT, "...", ...);`. */
 int sl_fail(sl_err *e, int status, const char *fmt, ...)

@@ -10,6 +10,7 @@
 #include "scene.h"
 #include "physics/mps.h"
 #include "sim.h"
+#include "test_util.h"
 
 #include <hdf5.h>
 #include <math.h>
@@ -84,20 +85,14 @@ static int read_table(double *T, double *Z, int max)
 static double front_rms(const char *path, scene *sc, sim *s)
 {
     sl_err err;
-    int rc = scene_load(sc, path, &err);
-    if (rc)
-        fail_msg("%s", err.msg);
-    rc = sim_create(s, sc, &backend_cpu, &err);
-    if (rc)
-        fail_msg("%s", err.msg);
+    load_sim(path, sc, s);
     char dir[] = "/tmp/sluice_dam_break_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    make_temp_dir(dir);
     /* T = 3 is t = 0.162 s: run a little beyond it so every table point is bracketed. */
     double t_end = 3.2 / sqrt(2 * G / A);
     run_options o = {dir, t_end, -1, 1, NULL};
     run_summary sum;
-    rc = engine_run(s, &o, &sum, &err);
-    if (rc)
+    if (engine_run(s, &o, &sum, &err))
         fail_msg("%s", err.msg);
     printf("%s: %ld steps, %zu particles, %.1f s wall, %.3g particle-steps/s\n", sc->method, sum.steps, s->p.n,
            sum.wall_seconds, sum.particle_steps_per_second);
@@ -136,9 +131,7 @@ static double front_rms(const char *path, scene *sc, sim *s)
     printf("%s: RMS |Z - Z_exp| = %.4f over %d points with T <= 3 (max %.3f)\n", sc->method, rms, used, worst);
     free(ts);
     free(zs);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    remove_tree(dir);
     return rms;
 }
 

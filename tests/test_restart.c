@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "scene.h"
 #include "sim.h"
+#include "test_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,20 +23,13 @@ static real *run(const char *scene_path, const char *dir, long steps, const char
 {
     scene sc;
     sim s;
-    if (scene_load(&sc, scene_path, err) || sim_create(&s, &sc, &backend_cpu, err))
-        fail_msg("%s", err->msg);
+    load_sim(scene_path, &sc, &s);
     run_options o = {dir, -1.0, steps, 1, restart};
     run_summary sum;
     *status = engine_run(&s, &o, &sum, err);
     real *out = NULL;
     if (*status == SL_OK) {
-        size_t n = s.p.n;
-        int nf = s.p.nfields;
-        out = malloc((size_t)nf * n * sizeof *out);
-        for (int k = 0; k < nf; ++k)
-            for (size_t i = 0; i < n; ++i)
-                out[(size_t)k * n + (size_t)s.p.id[i]] = s.p.f[k][i];
-        *count = (size_t)nf * n;
+        out = fields_by_id(&s, count);
         *t_end = s.t;
     }
     sim_free(&s);
@@ -43,20 +37,13 @@ static real *run(const char *scene_path, const char *dir, long steps, const char
     return out;
 }
 
-static void rm_rf(const char *dir)
-{
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
-
 /* 2 x 150 steps through a checkpoint against 300 steps straight: every field of every particle,
  * every bit (the checkpoint keeps the particle order, which fixes the order of every sum). */
 static void same_as_uninterrupted(const char *scene_path, long half)
 {
     char a[] = "/tmp/sluice_restart_a_XXXXXX", b[] = "/tmp/sluice_restart_b_XXXXXX";
-    assert_non_null(mkdtemp(a));
-    assert_non_null(mkdtemp(b));
+    make_temp_dir(a);
+    make_temp_dir(b);
     sl_err err;
     size_t na, nb;
     double ta, tb;
@@ -78,8 +65,8 @@ static void same_as_uninterrupted(const char *scene_path, long half)
     assert_memory_equal(straight, second, na * sizeof *straight);
     free(straight);
     free(second);
-    rm_rf(a);
-    rm_rf(b);
+    remove_tree(a);
+    remove_tree(b);
 }
 
 static void test_wcsph_restart_is_exact(void **state)
@@ -97,7 +84,7 @@ static void test_mps_restart_is_exact(void **state)
 static void expect_refused(const char *scene_path, const char *ck, const char *what)
 {
     char d[] = "/tmp/sluice_restart_c_XXXXXX";
-    assert_non_null(mkdtemp(d));
+    make_temp_dir(d);
     sl_err err;
     size_t n;
     double t;
@@ -107,14 +94,14 @@ static void expect_refused(const char *scene_path, const char *ck, const char *w
     assert_int_equal(st, SL_ERR_INPUT);
     assert_non_null(strstr(err.msg, ck));
     assert_non_null(strstr(err.msg, what));
-    rm_rf(d);
+    remove_tree(d);
 }
 
 static void test_bad_checkpoints_are_refused(void **state)
 {
     (void)state;
     char d[] = "/tmp/sluice_restart_d_XXXXXX";
-    assert_non_null(mkdtemp(d));
+    make_temp_dir(d);
     sl_err err;
     size_t n;
     double t;
@@ -154,7 +141,7 @@ static void test_bad_checkpoints_are_refused(void **state)
     char missing[300];
     snprintf(missing, sizeof missing, "%s/none.bin", d);
     expect_refused(SLUICE_SCENES "/hydrostatic_2d.cfg", missing, "cannot read");
-    rm_rf(d);
+    remove_tree(d);
 }
 
 int main(void)

@@ -30,12 +30,6 @@
 #define BOX_TOL 1e-9                        /* box comparisons: tolerance relative to the box size */
 #define NO_LIMIT HUGE_VAL
 
-#define TRY(x)                   \
-    do {                         \
-        int rc_ = (x);           \
-        if (rc_ != SL_OK)        \
-            return rc_;          \
-    } while (0)
 
 /* Enum fields are written through an int. */
 _Static_assert(sizeof(enum kernel_kind) == sizeof(int), "enum kernel_kind is stored as an int");
@@ -688,7 +682,7 @@ static int get_number(ctx *c, const config_setting_t *s, const key_desc *k, cons
     char acc[512], val[160];
     switch (config_setting_type(s)) {
     case CONFIG_TYPE_INT:
-        TRY(check_overflow(c, s, k, key));
+        SL_TRY(check_overflow(c, s, k, key));
         *out = config_setting_get_int(s);
         return SL_OK;
     case CONFIG_TYPE_INT64:
@@ -735,7 +729,7 @@ static int read_vec(ctx *c, const key_desc *k, const config_setting_t *s, double
     for (int i = 0; i < n; ++i) {
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
         snprintf(what, sizeof what, "component %s: ", axis_name(i));
-        TRY(get_number(c, e, k, key, what, &v[i]));
+        SL_TRY(get_number(c, e, k, key, what, &v[i]));
         if ((k->flags & KF_ABS) && !(fabs(v[i]) <= k->hi))
             return fail(c, line_of(e), key, "component %s = %s is out of range (accepted: %s)", axis_name(i),
                         fmt_num(v[i], num, sizeof num), acc);
@@ -802,7 +796,7 @@ static int read_key(ctx *c, const key_desc *k, const config_setting_t *s, void *
     switch (k->type) {
     case KT_REAL: {
         double v;
-        TRY(get_number(c, s, k, key, "", &v));
+        SL_TRY(get_number(c, s, k, key, "", &v));
         if (!in_range(k, v)) {
             describe_accepted(c, k, acc, sizeof acc);
             return fail(c, line, key, "%s is out of range (accepted: %s)", fmt_num(v, val, sizeof val), acc);
@@ -814,7 +808,7 @@ static int read_key(ctx *c, const key_desc *k, const config_setting_t *s, void *
         long long v;
         describe_accepted(c, k, acc, sizeof acc);
         if (t == CONFIG_TYPE_INT) {
-            TRY(check_overflow(c, s, k, key));
+            SL_TRY(check_overflow(c, s, k, key));
             v = config_setting_get_int(s);
         } else if (t == CONFIG_TYPE_INT64) {
             v = config_setting_get_int64(s);
@@ -842,7 +836,7 @@ static int read_key(ctx *c, const key_desc *k, const config_setting_t *s, void *
         return SL_OK;
     }
     case KT_ENUM: {
-        TRY(get_string(c, k, s, key, &str));
+        SL_TRY(get_string(c, k, s, key, &str));
         int idx = find_name(k->names, str);
         if (idx < 0) {
             describe_accepted(c, k, acc, sizeof acc);
@@ -854,7 +848,7 @@ static int read_key(ctx *c, const key_desc *k, const config_setting_t *s, void *
         return SL_OK;
     }
     case KT_STRING:
-        TRY(get_string(c, k, s, key, &str));
+        SL_TRY(get_string(c, k, s, key, &str));
         if ((k->flags & KF_NONEMPTY) && str[0] == '\0') {
             describe_accepted(c, k, acc, sizeof acc);
             return fail(c, line, key, "the string is empty (accepted: %s)", acc);
@@ -866,7 +860,7 @@ static int read_key(ctx *c, const key_desc *k, const config_setting_t *s, void *
         memcpy(dst, str, strlen(str) + 1);
         return SL_OK;
     case KT_SCHEME: {
-        TRY(get_string(c, k, s, key, &str));
+        SL_TRY(get_string(c, k, s, key, &str));
         if (!scheme_find(str) || strlen(str) >= k->size) {
             char store[256];
             const char *names[32];
@@ -976,7 +970,7 @@ static int read_group(ctx *c, const group_desc *gd, const config_setting_t *g, v
                       int kind)
 {
     char key[160], acc[512];
-    TRY(check_names(c, gd, g, prefix, kind));
+    SL_TRY(check_names(c, gd, g, prefix, kind));
     for (int j = 0; j < gd->nkeys; ++j) {
         const key_desc *k = &gd->keys[j];
         if (kind >= 0 && !(k->kinds & GK(kind)))
@@ -984,7 +978,7 @@ static int read_group(ctx *c, const group_desc *gd, const config_setting_t *g, v
         snprintf(key, sizeof key, "%s.%s", prefix, k->name);
         const config_setting_t *s = g ? config_setting_get_member(g, k->name) : NULL;
         if (s) {
-            TRY(read_key(c, k, s, base, key));
+            SL_TRY(read_key(c, k, s, base, key));
         } else if (k->flags & KF_REQUIRED) {
             describe_accepted(c, k, acc, sizeof acc);
             return fail(c, line_of(g), key, "required key is missing (accepted: %s)", acc);
@@ -1061,7 +1055,7 @@ static int read_items(ctx *c, const group_desc *gd, const config_setting_t *list
                         "per item)",
                         val);
         }
-        TRY(check_names(c, gd, item, prefix, -1));
+        SL_TRY(check_names(c, gd, item, prefix, -1));
         const config_setting_t *ts = config_setting_get_member(item, "type");
         snprintf(key, sizeof key, "%s.type", prefix);
         if (!ts) {
@@ -1069,8 +1063,8 @@ static int read_items(ctx *c, const group_desc *gd, const config_setting_t *list
             describe_accepted(c, type_key, acc, sizeof acc);
             return fail(c, g->line, key, "required key is missing (accepted: %s)", acc);
         }
-        TRY(read_key(c, type_key, ts, g, key));
-        TRY(read_group(c, gd, item, g, prefix, (int)g->kind));
+        SL_TRY(read_key(c, type_key, ts, g, key));
+        SL_TRY(read_group(c, gd, item, g, prefix, (int)g->kind));
         for (int d = 0; d < sc->dim; ++d)
             if (!(g->max[d] > g->min[d])) {
                 snprintf(key, sizeof key, "%s.max", prefix);
@@ -1350,18 +1344,18 @@ static int parse_and_read(ctx *c, config_t *cfg)
                     "%s (accepted: a scene with at least numerics.spacing and a geometry list; see "
                     "docs/scene-files.md)",
                     is_blank(c->text) ? "the file is empty" : "the file has no settings");
-    TRY(check_root(c, root));
+    SL_TRY(check_root(c, root));
     for (int i = 0; i < NGROUPS; ++i) {
         const group_desc *gd = &groups[i];
         const config_setting_t *g = config_setting_get_member(root, gd->name);
         if (gd->list)
-            TRY(read_items(c, gd, g));
+            SL_TRY(read_items(c, gd, g));
         else
-            TRY(read_group(c, gd, g, c->sc, gd->name, -1));
+            SL_TRY(read_group(c, gd, g, c->sc, gd->name, -1));
         if (gd->after)
-            TRY(gd->after(c, g));
+            SL_TRY(gd->after(c, g));
     }
-    TRY(check_geometry(c));
+    SL_TRY(check_geometry(c));
     for (int i = 0; i < c->ovf.count; ++i) /* a wrapped literal no key claimed: still an error */
         if (!c->ovf.items[i].claimed)
             return fail(c, c->ovf.items[i].line, NULL, "integer %s does not fit in 32 bits (accepted: -2147483648.."

@@ -22,12 +22,6 @@
 
 #define SYNTAX_DEPTH_MAX 64 /* nested groups, lists and arrays */
 
-#define TRY(x)                   \
-    do {                         \
-        int rc_ = (x);           \
-        if (rc_ != SL_OK)        \
-            return rc_;          \
-    } while (0)
 
 /* ---- integer literals libconfig 1.5 would wrap --------------------------------------------- */
 
@@ -323,7 +317,7 @@ static int lex_next(lexer *lx)
         t->kind = T_NUMBER;
         t->len = n;
         if (!real)
-            TRY(check_int_token(lx->ovf, p, n, t->line));
+            SL_TRY(check_int_token(lx->ovf, p, n, t->line));
     } else if (strchr("=:;,{}()[]", ch)) {
         t->kind = T_PUNCT;
         t->len = 1;
@@ -376,13 +370,13 @@ static int parse_settings(lexer *lx, char closer, int open)
                 return unclosed(lx, "group", closer, open);
             return unexpected(lx, closer ? "a setting name or '}'" : "a setting name");
         }
-        TRY(lex_next(lx));
+        SL_TRY(lex_next(lx));
         if (!is_punct(t, '=') && !is_punct(t, ':'))
             return unexpected(lx, "'=' after the setting name");
-        TRY(lex_next(lx));
-        TRY(parse_value(lx));
+        SL_TRY(lex_next(lx));
+        SL_TRY(parse_value(lx));
         if (is_punct(t, ';') || is_punct(t, ','))
-            TRY(lex_next(lx));
+            SL_TRY(lex_next(lx));
     }
 }
 
@@ -394,9 +388,9 @@ static int is_scalar(const token *t)
 static int parse_scalar(lexer *lx)
 {
     int string = lx->t.kind == T_STRING;
-    TRY(lex_next(lx));
+    SL_TRY(lex_next(lx));
     while (string && lx->t.kind == T_STRING) /* "a" "b" is "ab" */
-        TRY(lex_next(lx));
+        SL_TRY(lex_next(lx));
     return SL_OK;
 }
 
@@ -415,9 +409,9 @@ static int parse_value(lexer *lx)
     if (++lx->depth > SYNTAX_DEPTH_MAX)
         return syntax_error(lx, t->line, "syntax error: more than %d nested groups, lists and arrays",
                             SYNTAX_DEPTH_MAX);
-    TRY(lex_next(lx));
+    SL_TRY(lex_next(lx));
     if (open_ch == '{') {
-        TRY(parse_settings(lx, '}', open));
+        SL_TRY(parse_settings(lx, '}', open));
     } else {
         char closer = open_ch == '[' ? ']' : ')';
         const char *what = open_ch == '[' ? "array" : "list";
@@ -430,21 +424,21 @@ static int parse_value(lexer *lx)
                         return unexpected(lx, "a number, string or boolean (an array holds only those; a list "
                                               "( ... ) holds anything)");
                     }
-                    TRY(parse_scalar(lx));
+                    SL_TRY(parse_scalar(lx));
                 } else {
                     if (t->kind == T_EOF)
                         return unclosed(lx, what, closer, open);
-                    TRY(parse_value(lx));
+                    SL_TRY(parse_value(lx));
                 }
                 if (is_punct(t, closer))
                     break;
                 if (!is_punct(t, ','))
                     return unclosed(lx, what, closer, open);
-                TRY(lex_next(lx));
+                SL_TRY(lex_next(lx));
             }
         }
     }
-    TRY(lex_next(lx)); /* the closer */
+    SL_TRY(lex_next(lx)); /* the closer */
     --lx->depth;
     return SL_OK;
 }
@@ -454,6 +448,6 @@ static int parse_value(lexer *lx)
 int scene_syntax_check(const char *text, scene_int_overflows *ovf, int *line, char *msg, size_t msg_size)
 {
     lexer lx = {.p = text, .line = 1, .ovf = ovf, .err_line = line, .msg = msg, .msg_size = msg_size};
-    TRY(lex_next(&lx));
+    SL_TRY(lex_next(&lx));
     return parse_settings(&lx, 0, 0);
 }

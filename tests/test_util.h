@@ -1,0 +1,51 @@
+/* test_util.h: what the simulation tests share: a scene loaded into a simulation, a temporary output
+ * directory and its removal. Include after cmocka.h. */
+#ifndef SLUICE_TEST_UTIL_H
+#define SLUICE_TEST_UTIL_H
+
+#include "scene.h"
+#include "sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Loads `path` and creates its simulation on the CPU backend; fails the test with the loader's
+ * message otherwise. */
+static inline void load_sim(const char *path, scene *sc, sim *s)
+{
+    sl_err err;
+    if (scene_load(sc, path, &err))
+        fail_msg("%s", err.msg);
+    if (sim_create(s, sc, &backend_cpu, &err))
+        fail_msg("%s", err.msg);
+}
+
+/* Every real field of every particle, in id order, one field after another (nfields * n values,
+ * malloc'd): what two runs are compared by. */
+static inline real *fields_by_id(const sim *s, size_t *count)
+{
+    size_t n = s->p.n;
+    int nf = s->p.nfields;
+    real *out = malloc((size_t)nf * n * sizeof *out);
+    assert_non_null(out);
+    for (int k = 0; k < nf; ++k)
+        for (size_t i = 0; i < n; ++i)
+            out[(size_t)k * n + (size_t)s->p.id[i]] = s->p.f[k][i];
+    *count = (size_t)nf * n;
+    return out;
+}
+
+/* Creates a fresh directory from a template ending in XXXXXX (rewritten in place). */
+static inline void make_temp_dir(char *tmpl)
+{
+    assert_non_null(mkdtemp(tmpl));
+}
+
+static inline void remove_tree(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+#endif
