@@ -52,6 +52,13 @@ typedef struct backend {
     double (*reduce)(struct sim *s, enum reduce_op op, int a, int b, size_t n);
     /* Solves cg->matvec x = b; fills the results in cg. */
     void (*cg_solve)(struct sim *s, cg_problem *cg);
+    /* Backends that keep the particles elsewhere (device memory) copy them to the host arrays
+     * (to_host) and back (to_device); NULL where the host arrays are the state. Use
+     * sim_sync_host() / sim_sync_device() rather than calling these. */
+    void (*to_host)(struct sim *s);
+    int (*to_device)(struct sim *s, sl_err *err);
+    /* Releases what the backend allocated for s (may be NULL). */
+    void (*release)(struct sim *s);
 } backend;
 
 extern const backend backend_cpu;

@@ -220,7 +220,7 @@ static int cmd_run(int argc, char **argv)
     if (!o.quiet)
         fprintf(stderr, "sluice: %s: %zu particles (%zu fluid), %s on %s with %d threads\n", sc.path, s.p.n,
                 particles_count_type(&s.p, PT_FLUID), sc.method, s.be->name, omp_get_max_threads());
-    run_options ro = {o.out_dir, o.until, o.steps, o.quiet, o.restart};
+    run_options ro = {.out_dir = o.out_dir, .until = o.until, .max_steps = o.steps, .quiet = o.quiet, .restart = o.restart};
     run_summary sum;
     sl_err err;
     rc = engine_run(&s, &ro, &sum, &err);

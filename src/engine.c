@@ -23,12 +23,34 @@ static int snapshot_write(io_series *series, sim *s, sl_err *err)
 {
     if (s->sch->prepare_output)
         s->sch->prepare_output(s);
+    sim_sync_host(s);
     static const char *const names[] = {"derived.smoothing_length", "derived.interaction_radius",
                                         "derived.sound_speed", "derived.particle_mass",
                                         "derived.particle_spacing"};
     const double values[] = {s->P.h, s->P.r_max, s->P.c0, s->P.mass, s->P.dp};
     snapshot_info info = {s->t, s->step, s->sc->dim, s->sc->out_fields, s->sc, 5, names, values};
     return io_series_write(series, &s->p, &info, err);
+}
+
+static int checkpoint_write(const char *path, sim *s, const io_series *series, long next_index,
+                            sl_err *err)
+{
+    sim_sync_host(s);
+    return io_checkpoint_write(path, s, series, next_index, err);
+}
+
+/* Observers run after the initial state and after every step; SL_INTERRUPTED from one ends the
+ * run cleanly (final snapshot and checkpoint), like a signal. */
+static int notify_observers(const run_options *o, sim *s, int *quit, sl_err *err)
+{
+    for (int k = 0; k < o->nobservers; ++k) {
+        int rc = o->observers[k].after_step(o->observers[k].ctx, s, err);
+        if (rc == SL_INTERRUPTED)
+            *quit = 1;
+        else if (rc)
+            return rc;
+    }
+    return SL_OK;
 }
 
 /* Shortens dt so that output times are hit exactly, without leaving a sliver of a step. */
@@ -60,6 +82,8 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     long next_index = (long)floor(s->t / interval + 1e-9) + 1;
     if (o->restart) {
         rc = io_checkpoint_read(o->restart, s, &series, &next_index, err);
+        if (rc == SL_OK)
+            rc = sim_sync_device(s, err);
         if (rc) {
             io_series_close(&series);
             return rc;
@@ -80,9 +104,12 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     long steps0 = s->step;
     double dt_first = 0;
 
+    int quit = 0; /* an observer (the viewer's q) ended the run */
     if (!o->restart)
         rc = snapshot_write(&series, s, err);
-    while (rc == SL_OK && s->t < end * (1 - 1e-12) && !stop_signal &&
+    if (rc == SL_OK)
+        rc = notify_observers(o, s, &quit, err);
+    while (rc == SL_OK && !quit && s->t < end * (1 - 1e-12) && !stop_signal &&
            (o->max_steps < 0 || s->step - steps0 < o->max_steps)) {
         double dt = s->sch->time_step(s);
         if (dt_first == 0)
@@ -106,8 +133,10 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
                 next_index++;
             rc = snapshot_write(&series, s, err);
             if (rc == SL_OK && sc->checkpoint_every > 0 && series.count % sc->checkpoint_every == 0)
-                rc = io_checkpoint_write(sum->checkpoint, s, &series, next_index, err);
+                rc = checkpoint_write(sum->checkpoint, s, &series, next_index, err);
         }
+        if (rc == SL_OK)
+            rc = notify_observers(o, s, &quit, err);
         progress_update(&pr, s->t, s->step - steps0);
     }
     progress_finish(&pr, s->t, s->step - steps0);
@@ -116,7 +145,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
         rc = snapshot_write(&series, s, err);
     /* ... and a checkpoint, so it can be continued (with --until, or after a signal). */
     if (rc == SL_OK)
-        rc = io_checkpoint_write(sum->checkpoint, s, &series, next_index, err);
+        rc = checkpoint_write(sum->checkpoint, s, &series, next_index, err);
 
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
@@ -126,6 +155,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     sum->particle_steps_per_second =
         sum->wall_seconds > 0 ? (double)sum->steps * (double)s->p.n / sum->wall_seconds : 0;
     sum->snapshots = series.count;
+    sum->quit = quit;
     io_series_close(&series);
     if (rc == SL_OK && stop_signal) {
         sum->signal = stop_signal;

@@ -5,12 +5,25 @@
 #include "sim.h"
 #include "status.h"
 
+/* Something that watches the run (probes, the viewer). after_step runs after the initial state
+ * and after every step; it returns SL_OK to go on, SL_INTERRUPTED to end the run cleanly (final
+ * snapshot and checkpoint, status SL_OK), or an error that stops the run. Read particles only
+ * after sim_sync_host(s). */
+typedef struct engine_observer {
+    void *ctx;
+    int (*after_step)(void *ctx, sim *s, sl_err *err);
+} engine_observer;
+
+enum { ENGINE_MAX_OBSERVERS = 8 };
+
 typedef struct run_options {
     const char *out_dir; /* NULL: the scene's output.directory */
     double until;        /* end time; < 0: the scene's simulation.end_time */
     long max_steps;      /* < 0: no limit */
     int quiet;           /* no progress output */
     const char *restart; /* a checkpoint to continue from, or NULL */
+    engine_observer observers[ENGINE_MAX_OBSERVERS];
+    int nobservers;
 } run_options;
 
 typedef struct run_summary {
@@ -20,6 +33,7 @@ typedef struct run_summary {
     double particle_steps_per_second;
     int snapshots;
     int signal;             /* SIGINT/SIGTERM that stopped the run, else 0 */
+    int quit;               /* an observer ended the run */
     char out_dir[4096];
     char xdmf[4200];
     char checkpoint[4200];

@@ -55,8 +55,21 @@ fail:
     return rc;
 }
 
+void sim_sync_host(sim *s)
+{
+    if (s->be && s->be->to_host)
+        s->be->to_host(s);
+}
+
+int sim_sync_device(sim *s, sl_err *err)
+{
+    return s->be && s->be->to_device ? s->be->to_device(s, err) : SL_OK;
+}
+
 void sim_free(sim *s)
 {
+    if (s->be && s->be->release)
+        s->be->release(s);
     particles_free(&s->p);
     nbr_grid_free(&s->g);
     free(s->scheme_data);

@@ -22,6 +22,7 @@ typedef struct sim {
     double t;                            /* simulated time, s */
     long step;
     void *scheme_data;                   /* owned by the scheme, freed with free() */
+    void *backend_data;                  /* owned by the backend, freed by be->release */
 } sim;
 
 /* Builds the particles from the scene, derives the parameters, initialises the scheme and sorts
@@ -29,6 +30,13 @@ typedef struct sim {
 int sim_create(sim *s, const scene *sc, const backend *be, sl_err *err);
 
 void sim_free(sim *s);
+
+/* Makes the host particle arrays (s->p) current: call before reading particles on the host
+ * (output, probes, the viewer's CPU path). A no-op on the CPU backend. */
+void sim_sync_host(sim *s);
+
+/* Sends host changes of s->p (a restart) to the backend's copy. */
+int sim_sync_device(sim *s, sl_err *err);
 
 /* Bytes held per particle and in total (particle arrays + grid), for `sluice check`. */
 size_t sim_memory_bytes(const sim *s);

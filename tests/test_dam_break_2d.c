@@ -90,7 +90,7 @@ static double front_rms(const char *path, scene *sc, sim *s)
     make_temp_dir(dir);
     /* T = 3 is t = 0.162 s: run a little beyond it so every table point is bracketed. */
     double t_end = 3.2 / sqrt(2 * G / A);
-    run_options o = {dir, t_end, -1, 1, NULL};
+    run_options o = {.out_dir = dir, .until = t_end, .max_steps = -1, .quiet = 1};
     run_summary sum;
     if (engine_run(s, &o, &sum, &err))
         fail_msg("%s", err.msg);

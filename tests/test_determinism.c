@@ -26,7 +26,7 @@ static real *run(const char *path, int threads, long steps, size_t *count)
     omp_set_num_threads(threads);
     char dir[] = "/tmp/sluice_determinism_XXXXXX";
     make_temp_dir(dir);
-    run_options o = {dir, -1.0, steps, 1, NULL};
+    run_options o = {.out_dir = dir, .until = -1.0, .max_steps = steps, .quiet = 1};
     run_summary sum;
     if (engine_run(&s, &o, &sum, &err))
         fail_msg("%s", err.msg);

@@ -32,7 +32,7 @@ static void run_and_check(const char *path, double bound, scene *sc, sim *s)
 
     char dir[] = "/tmp/sluice_hydrostatic_XXXXXX";
     make_temp_dir(dir);
-    run_options o = {dir, -1.0, -1, 1, NULL};
+    run_options o = {.out_dir = dir, .until = -1.0, .max_steps = -1, .quiet = 1};
     run_summary sum;
     if (engine_run(s, &o, &sum, &err))
         fail_msg("%s", err.msg);
@@ -131,7 +131,7 @@ static void test_hydrostatic_mps_3d(void **state)
     load_sim(SLUICE_TEST_DATA "/hydrostatic_3d.cfg", &sc, &s);
     char dir[] = "/tmp/sluice_hydrostatic3_XXXXXX";
     make_temp_dir(dir);
-    run_options o = {dir, -1.0, -1, 1, NULL};
+    run_options o = {.out_dir = dir, .until = -1.0, .max_steps = -1, .quiet = 1};
     run_summary sum;
     if (engine_run(&s, &o, &sum, &err))
         fail_msg("%s", err.msg);

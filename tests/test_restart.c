@@ -24,7 +24,7 @@ static real *run(const char *scene_path, const char *dir, long steps, const char
     scene sc;
     sim s;
     load_sim(scene_path, &sc, &s);
-    run_options o = {dir, -1.0, steps, 1, restart};
+    run_options o = {.out_dir = dir, .until = -1.0, .max_steps = steps, .quiet = 1, .restart = restart};
     run_summary sum;
     *status = engine_run(&s, &o, &sum, err);
     real *out = NULL;
