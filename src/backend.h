@@ -2,20 +2,12 @@
 #ifndef SLUICE_BACKEND_H
 #define SLUICE_BACKEND_H
 
+#include "pass.h"
 #include "status.h"
 
 #include <stddef.h>
 
 struct sim;
-
-/* One sweep over the particles. The CPU backend splits [0, n) into chunks and calls `cpu` on each;
- * a body writes only the particles of its own range (gather form), so results do not depend on
- * the number of threads. `id` names the pass for backends that carry their own kernels. */
-typedef struct pass {
-    const char *name;
-    int id;
-    void (*cpu)(struct sim *s, size_t begin, size_t end);
-} pass;
 
 enum reduce_op {
     REDUCE_MIN, /* smallest value of field a (NaN if any value is NaN) */
@@ -27,10 +19,9 @@ enum reduce_op {
 /* A symmetric positive definite system A x = b over particle fields, solved by conjugate gradients
  * with Jacobi preconditioning. Rows whose diagonal is 0 are not unknowns: their x stays 0. The
  * scheme provides A as a pass that computes field `out` = A (field `in`) for every particle; the
- * solver sets `in` and `out` before each call. */
+ * solver sets s->args.in and s->args.out before each call. */
 typedef struct cg_problem {
     const pass *matvec;
-    int in, out;                 /* set by the solver for the matvec pass */
     int x, b, diag;              /* solution (initial guess on entry), right-hand side, diagonal of A */
     int r, z, d, q;              /* work fields */
     size_t n;                    /* particles [0, n) */
@@ -46,7 +37,7 @@ typedef struct backend {
     const char *name;
     /* Sorts the particles into the neighbour grid (every particle array is reordered). */
     int (*build_cells)(struct sim *s, sl_err *err);
-    /* Runs a pass over particles [0, n). */
+    /* Runs a pass over particles [0, n) with the scheme's s->args. */
     void (*run_pass)(struct sim *s, const pass *ps, size_t n);
     /* Reduction of real particle fields over [0, n); b is used by REDUCE_DOT only. */
     double (*reduce)(struct sim *s, enum reduce_op op, int a, int b, size_t n);

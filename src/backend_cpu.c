@@ -14,12 +14,13 @@ static int cpu_build_cells(sim *s, sl_err *err)
 
 static void cpu_run_pass(sim *s, const pass *ps, size_t n)
 {
+    pass_ctx ctx = sim_host_ctx(s);
     long nchunks = (long)((n + CHUNK - 1) / CHUNK);
     #pragma omp parallel for schedule(dynamic, 1)
     for (long c = 0; c < nchunks; ++c) {
         size_t b = (size_t)c * CHUNK;
         size_t e = b + CHUNK < n ? b + CHUNK : n;
-        ps->cpu(s, b, e);
+        ps->cpu(&ctx, b, e);
     }
 }
 
@@ -78,8 +79,8 @@ static void cpu_cg_solve(sim *s, cg_problem *cg)
     cg->iterations = 0;
     cg->converged = 0;
 
-    cg->in = cg->x;
-    cg->out = cg->q;
+    s->args.in = cg->x;
+    s->args.out = cg->q;
     cpu_run_pass(s, cg->matvec, n);
     #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; ++i) {
@@ -104,8 +105,8 @@ static void cpu_cg_solve(sim *s, cg_problem *cg)
     }
     cg->residual = rnorm / bnorm;
     while (cg->residual > cg->tolerance && cg->iterations < cg->max_iterations) {
-        cg->in = cg->d;
-        cg->out = cg->q;
+        s->args.in = cg->d;
+        s->args.out = cg->q;
         cpu_run_pass(s, cg->matvec, n);
         double dq = cpu_dot(d, q, n);
         if (!(dq > 0))

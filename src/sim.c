@@ -55,6 +55,20 @@ fail:
     return rc;
 }
 
+pass_ctx sim_host_ctx(const sim *s)
+{
+    pass_ctx c;
+    memset(&c, 0, sizeof c);
+    c.P = s->P;
+    c.nb = s->g.view;
+    for (int k = 0; k < s->p.nfields; ++k)
+        c.f[k] = s->p.f[k];
+    c.type = s->p.type;
+    c.tag = s->p.tag;
+    c.a = s->args;
+    return c;
+}
+
 void sim_sync_host(sim *s)
 {
     if (s->be && s->be->to_host)

@@ -21,6 +21,7 @@ typedef struct sim {
     double fluid_height;                 /* highest fluid column (for c0 and hydrostatics) */
     double t;                            /* simulated time, s */
     long step;
+    pass_args args;                      /* the scheme's slots, dt and flag for its passes */
     void *scheme_data;                   /* owned by the scheme, freed with free() */
     void *backend_data;                  /* owned by the backend, freed by be->release */
 } sim;
@@ -30,6 +31,9 @@ typedef struct sim {
 int sim_create(sim *s, const scene *sc, const backend *be, sl_err *err);
 
 void sim_free(sim *s);
+
+/* The context a CPU pass runs with: host arrays, the scheme's s->args. */
+pass_ctx sim_host_ctx(const sim *s);
 
 /* Makes the host particle arrays (s->p) current: call before reading particles on the host
  * (output, probes, the viewer's CPU path). A no-op on the CPU backend. */

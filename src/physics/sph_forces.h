@@ -104,6 +104,45 @@ HD static inline void sph_force_pair(const sim_params *P, const sph_particle *a,
     }
 }
 
+/* Writes particle i's rates from its accumulated sums (gravity, boundaries at rest, time step). */
+HD static inline void sph_force_finish(const sim_params *P, const sph_force_view *v, int32_t i,
+                                       const sph_particle *a, const sph_force_acc *acc)
+{
+    real ax = acc->ax, ay = acc->ay, az = acc->az;
+    if (a->fluid) {
+        ax += P->g[0];
+        ay += P->g[1];
+        az += P->g[2];
+    } else {
+        ax = ay = az = R(0.0);
+    }
+    v->ax[i] = ax;
+    v->ay[i] = ay;
+    v->az[i] = P->dim == 3 ? az : R(0.0);
+    v->drho[i] = acc->drho;
+    /* Force and acoustic-viscous conditions (Monaghan & Kos 1999, J. Waterw. Port Coast. Ocean Eng.
+     * 125:145, eqs. 13-14): dt_f = sqrt(h/|a|), dt_cv = h/(c + visc_max). */
+    real amag = real_sqrt(ax * ax + ay * ay + az * az);
+    real dt_f = amag > R(0.0) ? real_sqrt(P->h / amag) : R(1e30);
+    real dt_cv = P->h / (sph_eos_sound_speed(P, a->rho) + acc->visc_max);
+    real dt = dt_f < dt_cv ? dt_f : dt_cv;
+    if (P->viscosity == VISCOSITY_LAMINAR && P->nu > R(0.0)) {
+        real dt_v = R(0.125) * P->h * P->h / P->nu; /* viscous diffusion condition */
+        dt = dt < dt_v ? dt : dt_v;
+    }
+    v->dt_limit[i] = dt;
+}
+
+/* Adds the pair (i, j) when j is a neighbour other than i; the distance test every strategy uses. */
+HD static inline void sph_force_candidate(const sim_params *P, const sph_particle *a, int32_t i,
+                                          const sph_particle *b, int32_t j, sph_force_acc *acc)
+{
+    real dx = a->x - b->x, dy = a->y - b->y, dz = a->z - b->z;
+    real r2 = dx * dx + dy * dy + dz * dz;
+    if (r2 < P->r2_max && j != i)
+        sph_force_pair(P, a, b, dx, dy, dz, r2, acc);
+}
+
 /* The whole interaction of particle i (gather: writes only particle i). */
 HD static inline void sph_force_particle(const sim_params *P, const nbr_view *nb, const sph_force_view *v,
                                          int32_t i)
@@ -119,29 +158,7 @@ HD static inline void sph_force_particle(const sim_params *P, const nbr_view *nb
         sph_particle b = sph_load(P, v, j);
         sph_force_pair(P, &a, &b, dx, dy, dz, r2, &acc);
     });
-    real ax = acc.ax, ay = acc.ay, az = acc.az;
-    if (a.fluid) {
-        ax += P->g[0];
-        ay += P->g[1];
-        az += P->g[2];
-    } else {
-        ax = ay = az = R(0.0);
-    }
-    v->ax[i] = ax;
-    v->ay[i] = ay;
-    v->az[i] = P->dim == 3 ? az : R(0.0);
-    v->drho[i] = acc.drho;
-    /* Force and acoustic-viscous conditions (Monaghan & Kos 1999, J. Waterw. Port Coast. Ocean Eng.
-     * 125:145, eqs. 13-14): dt_f = sqrt(h/|a|), dt_cv = h/(c + visc_max). */
-    real amag = real_sqrt(ax * ax + ay * ay + az * az);
-    real dt_f = amag > R(0.0) ? real_sqrt(P->h / amag) : R(1e30);
-    real dt_cv = P->h / (sph_eos_sound_speed(P, a.rho) + acc.visc_max);
-    real dt = dt_f < dt_cv ? dt_f : dt_cv;
-    if (P->viscosity == VISCOSITY_LAMINAR && P->nu > R(0.0)) {
-        real dt_v = R(0.125) * P->h * P->h / P->nu; /* viscous diffusion condition */
-        dt = dt < dt_v ? dt : dt_v;
-    }
-    v->dt_limit[i] = dt;
+    sph_force_finish(P, v, i, &a, &acc);
 }
 
 #endif

@@ -1,0 +1,70 @@
+/* wcsph_passes.h: the WCSPH passes as per-particle bodies, run by the CPU loops and the CUDA
+ * kernels alike. The physics is in sph_forces.h and sph_integrate.h; this file only maps the
+ * scheme's fields (pass_ctx slots) to the views those functions take. */
+#ifndef SLUICE_WCSPH_PASSES_H
+#define SLUICE_WCSPH_PASSES_H
+
+#include "../pass.h"
+#include "sph_forces.h"
+#include "sph_integrate.h"
+
+/* The scheme's fields, as pass_ctx slots (x0..z0 are -1 with the Verlet integrator). */
+enum wcsph_slot {
+    WS_AX, WS_AY, WS_AZ, WS_DRHO, WS_DT_LIMIT,        /* rates at the last force evaluation */
+    WS_X0, WS_Y0, WS_Z0, WS_VX0, WS_VY0, WS_VZ0, WS_RHO0, /* integrator history */
+    WS_COUNT
+};
+
+enum { PASS_WCSPH_FORCES = 100, PASS_WCSPH_PREDICT, PASS_WCSPH_CORRECT, PASS_WCSPH_VERLET };
+
+HD static inline real *wcsph_field_or_null(const pass_ctx *c, int slot)
+{
+    return c->a.slot[slot] >= 0 ? PASS_FIELD(c, slot) : (real *)0;
+}
+
+HD static inline sph_force_view wcsph_force_view(const pass_ctx *c)
+{
+    real *const *f = c->f;
+    sph_force_view v = {f[PF_X], f[PF_Y], f[PF_Z], f[PF_VX], f[PF_VY], f[PF_VZ], f[PF_RHO], f[PF_P],
+                        c->type, PASS_FIELD(c, WS_AX), PASS_FIELD(c, WS_AY), PASS_FIELD(c, WS_AZ),
+                        PASS_FIELD(c, WS_DRHO), PASS_FIELD(c, WS_DT_LIMIT)};
+    return v;
+}
+
+HD static inline sph_state_view wcsph_state_view(const pass_ctx *c)
+{
+    real *const *f = c->f;
+    sph_state_view v = {f[PF_X], f[PF_Y], f[PF_Z], f[PF_VX], f[PF_VY], f[PF_VZ], f[PF_RHO], f[PF_P],
+                        c->type, PASS_FIELD(c, WS_AX), PASS_FIELD(c, WS_AY), PASS_FIELD(c, WS_AZ),
+                        PASS_FIELD(c, WS_DRHO), wcsph_field_or_null(c, WS_X0), wcsph_field_or_null(c, WS_Y0),
+                        wcsph_field_or_null(c, WS_Z0), PASS_FIELD(c, WS_VX0), PASS_FIELD(c, WS_VY0),
+                        PASS_FIELD(c, WS_VZ0), PASS_FIELD(c, WS_RHO0)};
+    return v;
+}
+
+HD static inline void wcsph_forces_body(const pass_ctx *c, int32_t i)
+{
+    sph_force_view v = wcsph_force_view(c);
+    sph_force_particle(&c->P, &c->nb, &v, i);
+}
+
+HD static inline void wcsph_predict_body(const pass_ctx *c, int32_t i)
+{
+    sph_state_view v = wcsph_state_view(c);
+    sph_symplectic_predict(&c->P, &v, i, c->a.dt);
+}
+
+HD static inline void wcsph_correct_body(const pass_ctx *c, int32_t i)
+{
+    sph_state_view v = wcsph_state_view(c);
+    sph_symplectic_correct(&c->P, &v, i, c->a.dt);
+}
+
+/* c->a.flag: this is the periodic Euler step */
+HD static inline void wcsph_verlet_body(const pass_ctx *c, int32_t i)
+{
+    sph_state_view v = wcsph_state_view(c);
+    sph_verlet_step(&c->P, &v, i, c->a.dt, c->a.flag);
+}
+
+#endif
