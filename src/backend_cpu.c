@@ -9,11 +9,16 @@ enum { CHUNK = 128 }; /* particles per task: small enough to balance, large enou
 
 static int cpu_build_cells(sim *s, sl_err *err)
 {
-    return nbr_grid_build(&s->g, &s->p, err);
+    double t0 = s->prof.enabled ? profile_now() : 0;
+    int rc = nbr_grid_build(&s->g, &s->p, err);
+    if (s->prof.enabled)
+        profile_add(&s->prof, "build_cells", "serial counting sort", profile_now() - t0);
+    return rc;
 }
 
 static void cpu_run_pass(sim *s, const pass *ps, size_t n)
 {
+    double t0 = s->prof.enabled ? profile_now() : 0;
     pass_ctx ctx = sim_host_ctx(s);
     long nchunks = (long)((n + CHUNK - 1) / CHUNK);
     #pragma omp parallel for schedule(dynamic, 1)
@@ -22,6 +27,8 @@ static void cpu_run_pass(sim *s, const pass *ps, size_t n)
         size_t e = b + CHUNK < n ? b + CHUNK : n;
         ps->cpu(&ctx, b, e);
     }
+    if (s->prof.enabled)
+        profile_add(&s->prof, ps->name, "openmp", profile_now() - t0);
 }
 
 /* Sums run over fixed blocks whose partial sums are added in order, so the result does not

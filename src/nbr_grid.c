@@ -66,7 +66,7 @@ void nbr_grid_free(nbr_grid *g)
     memset(g, 0, sizeof *g);
 }
 
-static int ensure_capacity(nbr_grid *g, size_t n, sl_err *err)
+int nbr_grid_reserve(nbr_grid *g, size_t n, sl_err *err)
 {
     if (n <= g->cap && g->cell)
         return SL_OK;
@@ -98,7 +98,7 @@ static int ensure_capacity(nbr_grid *g, size_t n, sl_err *err)
 int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err)
 {
     size_t n = p->n;
-    int rc = ensure_capacity(g, n, err);
+    int rc = nbr_grid_reserve(g, n, err);
     if (rc)
         return rc;
     const int64_t nc = g->ncells;

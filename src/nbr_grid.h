@@ -73,6 +73,9 @@ HD static inline int32_t nbr_cell_of(const nbr_grid *g, real x, real y, real z)
  * Stable: the order inside a cell is the previous order, so runs are reproducible. */
 int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err);
 
+/* Makes the per-particle arrays (cell and the sort scratch) hold n particles. */
+int nbr_grid_reserve(nbr_grid *g, size_t n, sl_err *err);
+
 /* Range of particles of run r for a particle in cell c. */
 HD static inline void nbr_run_range(const nbr_view *v, int32_t c, int r, int32_t *begin, int32_t *end)
 {

@@ -35,10 +35,17 @@ typedef struct pass_ctx {
 /* Field of the scheme's slot k. */
 #define PASS_FIELD(c, k) ((c)->f[(c)->a.slot[k]])
 
+enum pass_flags {
+    PASS_NEIGHBOURS = 1u << 0,  /* walks neighbours: the GPU interaction strategy matters */
+    PASS_REPEATABLE = 1u << 1   /* running it twice gives what running it once does, so the GPU
+                                 * backend may time it on the live state to pick a strategy */
+};
+
 typedef struct pass {
     const char *name;
     int id;                                                    /* maps the pass to its GPU kernel */
     void (*cpu)(const pass_ctx *c, size_t begin, size_t end);  /* the body over [begin, end) */
+    unsigned flags;                                            /* enum pass_flags */
 } pass;
 
 /* Defines NAME_range(c, begin, end), the CPU loop over the per-particle body NAME(c, i). */

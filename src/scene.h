@@ -26,6 +26,13 @@ typedef struct scene_geom {
 
 enum kernel_kind { KERNEL_WENDLAND_C2, KERNEL_CUBIC_SPLINE };
 enum integrator_kind { INTEGRATOR_SYMPLECTIC, INTEGRATOR_VERLET };
+/* GPU binning: counting sort (atomics, fastest, order inside a cell varies from run to run) or a
+ * stable radix sort (bit-reproducible runs). */
+enum gpu_sort_kind_name { GPU_SORT_NAME_COUNTING, GPU_SORT_NAME_RADIX };
+/* GPU interaction strategy for every neighbour pass; auto times them on the live layout. */
+enum gpu_strategy_name { GPU_STRATEGY_AUTO, GPU_STRATEGY_PAR_PART, GPU_STRATEGY_PAR_CELL,
+                         GPU_STRATEGY_PAR_CELL_SM, GPU_STRATEGY_X_PENCIL };
+enum gpu_scan_name { GPU_SCAN_NAME_AUTO, GPU_SCAN_NAME_BLOCKED, GPU_SCAN_NAME_CUB };
 enum viscosity_kind { VISCOSITY_ARTIFICIAL, VISCOSITY_LAMINAR };
 /* Density diffusion: Molteni & Colagrossi (2009), or Fourtakas et al. (2019), which subtracts the
  * hydrostatic density difference so a still column is not diffused towards uniform density. */
@@ -100,6 +107,11 @@ typedef struct scene {
     enum diffusion_kind diffusion;
 
     scene_mps mps;
+
+    /* gpu (the CUDA backend only) */
+    enum gpu_sort_kind_name gpu_sort;
+    enum gpu_strategy_name gpu_strategy;
+    enum gpu_scan_name gpu_scan;
 
     /* geometry */
     int ngeom;

@@ -7,6 +7,7 @@
 #include "particles.h"
 #include "physics/params.h"
 #include "physics/scheme.h"
+#include "profile.h"
 #include "scene.h"
 #include "status.h"
 
@@ -24,6 +25,7 @@ typedef struct sim {
     pass_args args;                      /* the scheme's slots, dt and flag for its passes */
     void *scheme_data;                   /* owned by the scheme, freed with free() */
     void *backend_data;                  /* owned by the backend, freed by be->release */
+    profile prof;                        /* phase times, when prof.enabled */
 } sim;
 
 /* Builds the particles from the scene, derives the parameters, initialises the scheme and sorts

@@ -100,6 +100,9 @@ static const char *const integrator_names[] = {"symplectic", "verlet", NULL};
 static const char *const viscosity_names[] = {"artificial", "laminar", NULL};
 static const char *const diffusion_names[] = {"fourtakas", "molteni", NULL};
 static const char *const geom_names[] = {"fluid", "tank", "obstacle", NULL};
+static const char *const gpu_sort_names[] = {"counting", "radix", NULL};
+static const char *const gpu_strategy_names[] = {"auto", "par-part", "par-cell", "par-cell-sm", "x-pencil", NULL};
+static const char *const gpu_scan_names[] = {"auto", "blocked", "cub", NULL};
 static const char *const mps_operator_names[] = {"mps", "lsmps", NULL};
 static const char *const mps_weight_names[] = {"ko", "quadratic", NULL}; /* enum mps_weight_name order */
 static const char *const mps_domain_names[] = {"spherical", "cubic", NULL};
@@ -238,6 +241,19 @@ static const key_desc output_keys[] = {
 
 static int simulation_after(struct ctx *c, const config_setting_t *g);
 
+static const key_desc gpu_keys[] = {
+    {.name = "sort", .type = KT_ENUM, .offset = S(gpu_sort), .names = gpu_sort_names,
+     .def = {GPU_SORT_NAME_COUNTING}, .units = "",
+     .doc = "binning into cells: counting (fastest; the order inside a cell varies from run to run) or "
+            "radix (stable: bit-reproducible runs)"},
+    {.name = "strategy", .type = KT_ENUM, .offset = S(gpu_strategy), .names = gpu_strategy_names,
+     .def = {GPU_STRATEGY_AUTO}, .units = "",
+     .doc = "interaction strategy of the neighbour passes; auto times each on the live layout"},
+    {.name = "scan", .type = KT_ENUM, .offset = S(gpu_scan), .names = gpu_scan_names,
+     .def = {GPU_SCAN_NAME_AUTO}, .units = "",
+     .doc = "prefix sum of the counting sort: blocked (ours), cub, or auto (the faster, measured)"},
+};
+
 /* Read in this order (fluid.gravity's default depends on simulation.dimension; the
  * cross-checks of the geometry come after everything). */
 static const group_desc groups[] = {
@@ -247,6 +263,7 @@ static const group_desc groups[] = {
     {"mps", mps_keys, NKEYS(mps_keys), 0, 0, "MPS and explicit MPS (methods mps, emps)", NULL},
     {"geometry", geometry_keys, NKEYS(geometry_keys), 1, 1, "boxes of fluid, tanks and obstacles", NULL},
     {"output", output_keys, NKEYS(output_keys), 0, 0, "snapshots", NULL},
+    {"gpu", gpu_keys, NKEYS(gpu_keys), 0, 0, "the CUDA backend", NULL},
 };
 #define NGROUPS ((int)(sizeof groups / sizeof groups[0]))
 

@@ -48,17 +48,17 @@ PASS_CPU_RANGE(mps_pressure_body)
 PASS_CPU_RANGE(mps_gradient_body)
 PASS_CPU_RANGE(mps_correct_body)
 
-static const pass pass_accel = {"mps.accel", PASS_MPS_ACCEL, mps_accel_body_range};
-static const pass pass_predict = {"mps.predict", PASS_MPS_PREDICT, mps_predict_body_range};
-static const pass pass_collision = {"mps.collision", PASS_MPS_COLLISION, mps_collision_body_range};
+static const pass pass_accel = {"mps.accel", PASS_MPS_ACCEL, mps_accel_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
+static const pass pass_predict = {"mps.predict", PASS_MPS_PREDICT, mps_predict_body_range, 0};
+static const pass pass_collision = {"mps.collision", PASS_MPS_COLLISION, mps_collision_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
 static const pass pass_collision_apply = {"mps.collision_apply", PASS_MPS_COLLISION_APPLY,
-                                          mps_collision_apply_body_range};
-static const pass pass_density = {"mps.density", PASS_MPS_DENSITY, mps_density_body_range};
-static const pass pass_ppe_setup = {"mps.ppe_setup", PASS_MPS_PPE_SETUP, mps_ppe_setup_body_range};
-static const pass pass_ppe_apply = {"mps.ppe_apply", PASS_MPS_PPE_APPLY, mps_ppe_apply_body_range};
-static const pass pass_pressure = {"mps.pressure", PASS_MPS_PRESSURE, mps_pressure_body_range};
-static const pass pass_gradient = {"mps.gradient", PASS_MPS_GRADIENT, mps_gradient_body_range};
-static const pass pass_correct = {"mps.correct", PASS_MPS_CORRECT, mps_correct_body_range};
+                                          mps_collision_apply_body_range, 0};
+static const pass pass_density = {"mps.density", PASS_MPS_DENSITY, mps_density_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
+static const pass pass_ppe_setup = {"mps.ppe_setup", PASS_MPS_PPE_SETUP, mps_ppe_setup_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
+static const pass pass_ppe_apply = {"mps.ppe_apply", PASS_MPS_PPE_APPLY, mps_ppe_apply_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
+static const pass pass_pressure = {"mps.pressure", PASS_MPS_PRESSURE, mps_pressure_body_range, 0};
+static const pass pass_gradient = {"mps.gradient", PASS_MPS_GRADIENT, mps_gradient_body_range, PASS_NEIGHBOURS /* adds to fallback */};
+static const pass pass_correct = {"mps.correct", PASS_MPS_CORRECT, mps_correct_body_range, 0};
 
 /* ---- set-up ------------------------------------------------------------------------------ */
 

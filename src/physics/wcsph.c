@@ -16,10 +16,11 @@ PASS_CPU_RANGE(wcsph_predict_body)
 PASS_CPU_RANGE(wcsph_correct_body)
 PASS_CPU_RANGE(wcsph_verlet_body)
 
-static const pass pass_forces = {"wcsph.forces", PASS_WCSPH_FORCES, wcsph_forces_body_range};
-static const pass pass_predict = {"wcsph.predict", PASS_WCSPH_PREDICT, wcsph_predict_body_range};
-static const pass pass_correct = {"wcsph.correct", PASS_WCSPH_CORRECT, wcsph_correct_body_range};
-static const pass pass_verlet = {"wcsph.verlet", PASS_WCSPH_VERLET, wcsph_verlet_body_range};
+static const pass pass_forces = {"wcsph.forces", PASS_WCSPH_FORCES, wcsph_forces_body_range,
+                                   PASS_NEIGHBOURS | PASS_REPEATABLE};
+static const pass pass_predict = {"wcsph.predict", PASS_WCSPH_PREDICT, wcsph_predict_body_range, 0};
+static const pass pass_correct = {"wcsph.correct", PASS_WCSPH_CORRECT, wcsph_correct_body_range, 0};
+static const pass pass_verlet = {"wcsph.verlet", PASS_WCSPH_VERLET, wcsph_verlet_body_range, 0};
 
 /* ---- set-up ------------------------------------------------------------------------------ */
 

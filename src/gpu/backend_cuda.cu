@@ -1,0 +1,585 @@
+/* backend_cuda.cu: the CUDA backend. The particles live on the device as structure-of-arrays; per
+ * step only the scalars that decide dt and CG convergence (and the count of particles inside the
+ * domain) come back to the host. The host arrays are refreshed on demand (sim_sync_host) for
+ * output, probes and checkpoints. */
+extern "C" {
+#include "../backend.h"
+#include "../sim.h"
+}
+
+#include "backend_cuda.h"
+#include "gpu_cg.h"
+#include "gpu_check.h"
+#include "gpu_gather.h"
+#include "gpu_reduce.h"
+#include "gpu_scan.h"
+#include "gpu_scratch.h"
+#include "gpu_sort.h"
+#include "pass_kernels.h"
+
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Strategy chosen for one pass, and the layout it was chosen on. */
+typedef struct pass_choice {
+    int id;
+    int strategy;
+    int chosen_at_max_per_cell;
+} pass_choice;
+
+enum { MAX_PASSES = 32 };
+
+typedef struct cuda_sim {
+    size_t cap;              /* particles the arrays hold */
+    int nfields;             /* real fields on the device */
+    real *f[PF_MAX];
+    real *spare;             /* gather target, swapped with the field just gathered */
+    int32_t *id;
+    uint8_t *type, *tag;
+    int32_t *cell, *cell_sorted, *order;
+    int32_t *cell_start;     /* ncells + 2 */
+    int32_t *counters;       /* [0] particles inside, [1] most particles in a cell */
+    gpu_scratch scratch;
+    int host_current;        /* the host arrays hold the device state */
+    int max_per_cell;
+    int sm_count;
+    gpu_sort_kind sort;
+    gpu_scan_kind scan;
+    int scan_chosen;
+    int forced_strategy;     /* GS_* or -1 for auto */
+    pass_choice choice[MAX_PASSES];
+    int nchoices;
+    cudaEvent_t ev_start, ev_stop;
+    char last_error[512];
+} cuda_sim;
+
+static cuda_sim *state_of(const sim *s)
+{
+    return (cuda_sim *)s->backend_data;
+}
+
+static void remember_error(sim *s, const sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    if (st && !st->last_error[0])
+        snprintf(st->last_error, sizeof st->last_error, "%s", err->msg);
+    fprintf(stderr, "sluice: CUDA backend: %s\n", err->msg);
+}
+
+/* ---- device arrays -------------------------------------------------------------------------- */
+
+static void free_arrays(cuda_sim *st)
+{
+    for (int k = 0; k < PF_MAX; ++k) {
+        cudaFree(st->f[k]);
+        st->f[k] = NULL;
+    }
+    cudaFree(st->spare);
+    cudaFree(st->id);
+    cudaFree(st->type);
+    cudaFree(st->tag);
+    cudaFree(st->cell);
+    cudaFree(st->cell_sorted);
+    cudaFree(st->order);
+    st->spare = NULL;
+    st->id = st->cell = st->cell_sorted = st->order = NULL;
+    st->type = st->tag = NULL;
+    st->cap = 0;
+    st->nfields = 0;
+}
+
+static int alloc_arrays(cuda_sim *st, size_t n, int nfields, sl_err *err)
+{
+    free_arrays(st);
+    size_t m = n ? n : 1;
+    for (int k = 0; k < nfields; ++k)
+        GPU_TRY(cudaMalloc(&st->f[k], m * sizeof(real)), err);
+    GPU_TRY(cudaMalloc(&st->spare, m * sizeof(real)), err);
+    GPU_TRY(cudaMalloc(&st->id, m * sizeof(int32_t)), err);
+    GPU_TRY(cudaMalloc(&st->type, m), err);
+    GPU_TRY(cudaMalloc(&st->tag, m), err);
+    GPU_TRY(cudaMalloc(&st->cell, m * sizeof(int32_t)), err);
+    GPU_TRY(cudaMalloc(&st->cell_sorted, m * sizeof(int32_t)), err);
+    GPU_TRY(cudaMalloc(&st->order, m * sizeof(int32_t)), err);
+    st->cap = n;
+    st->nfields = nfields;
+    return SL_OK;
+}
+
+static int create_state(sim *s, sl_err *err)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        (void)cudaGetLastError();
+        snprintf(err->msg, sizeof err->msg, "--backend cuda: no CUDA device is available (accepted: cpu)");
+        return SL_ERR_INPUT;
+    }
+    cuda_sim *st = (cuda_sim *)calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+        return SL_ERR_RUNTIME;
+    }
+    s->backend_data = st;
+    cudaDeviceProp prop;
+    GPU_TRY(cudaGetDeviceProperties(&prop, 0), err);
+    st->sm_count = prop.multiProcessorCount;
+    st->sort = s->sc->gpu_sort == GPU_SORT_NAME_RADIX ? GPU_SORT_RADIX : GPU_SORT_COUNTING;
+    st->scan = s->sc->gpu_scan == GPU_SCAN_NAME_BLOCKED ? GPU_SCAN_BLOCKED : GPU_SCAN_CUB;
+    st->scan_chosen = s->sc->gpu_scan != GPU_SCAN_NAME_AUTO;
+    static const int strategy_of[] = {-1, GS_PAR_PART, GS_PAR_CELL, GS_PAR_CELL_SM, GS_X_PENCIL};
+    st->forced_strategy = strategy_of[s->sc->gpu_strategy];
+    GPU_TRY(cudaMalloc(&st->cell_start, ((size_t)s->g.ncells + 2) * sizeof(int32_t)), err);
+    GPU_TRY(cudaMalloc(&st->counters, 2 * sizeof(int32_t)), err);
+    GPU_TRY(cudaEventCreate(&st->ev_start), err);
+    GPU_TRY(cudaEventCreate(&st->ev_stop), err);
+    return SL_OK;
+}
+
+/* Host -> device: every field, id, type, tag. */
+static int cuda_to_device(sim *s, sl_err *err)
+{
+    int rc;
+    if (!state_of(s) && (rc = create_state(s, err)))
+        return rc;
+    cuda_sim *st = state_of(s);
+    const particles *p = &s->p;
+    if (p->n > st->cap || p->nfields != st->nfields)
+        if ((rc = alloc_arrays(st, p->n, p->nfields, err)))
+            return rc;
+    for (int k = 0; k < p->nfields; ++k)
+        GPU_TRY(cudaMemcpy(st->f[k], p->f[k], p->n * sizeof(real), cudaMemcpyHostToDevice), err);
+    GPU_TRY(cudaMemcpy(st->id, p->id, p->n * sizeof(int32_t), cudaMemcpyHostToDevice), err);
+    GPU_TRY(cudaMemcpy(st->type, p->type, p->n, cudaMemcpyHostToDevice), err);
+    GPU_TRY(cudaMemcpy(st->tag, p->tag, p->n, cudaMemcpyHostToDevice), err);
+    st->host_current = 1;
+    return SL_OK;
+}
+
+/* Device -> host: the particles and the neighbour grid (for host code that walks neighbours). */
+static int copy_to_host(sim *s, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    if (!st || st->host_current)
+        return SL_OK;
+    particles *p = &s->p;
+    for (int k = 0; k < p->nfields; ++k)
+        GPU_TRY(cudaMemcpy(p->f[k], st->f[k], p->n * sizeof(real), cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(p->id, st->id, p->n * sizeof(int32_t), cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(p->type, st->type, p->n, cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(p->tag, st->tag, p->n, cudaMemcpyDeviceToHost), err);
+    int rc = nbr_grid_reserve(&s->g, p->n, err);
+    if (rc)
+        return rc;
+    GPU_TRY(cudaMemcpy(s->g.cell_start, st->cell_start, ((size_t)s->g.ncells + 2) * sizeof(int32_t),
+                       cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(s->g.cell, st->cell, p->n * sizeof(int32_t), cudaMemcpyDeviceToHost), err);
+    s->g.view.cell = s->g.cell;
+    st->host_current = 1;
+    return SL_OK;
+}
+
+static void cuda_to_host(sim *s)
+{
+    sl_err err;
+    if (copy_to_host(s, &err))
+        remember_error(s, &err);
+}
+
+static void cuda_release(sim *s)
+{
+    cuda_sim *st = state_of(s);
+    if (!st)
+        return;
+    free_arrays(st);
+    cudaFree(st->cell_start);
+    cudaFree(st->counters);
+    gpu_scratch_free(&st->scratch);
+    cudaEventDestroy(st->ev_start);
+    cudaEventDestroy(st->ev_stop);
+    free(st);
+    s->backend_data = NULL;
+}
+
+/* The context the kernels run with: device arrays, host numbers. */
+static pass_ctx device_ctx(const sim *s)
+{
+    const cuda_sim *st = state_of(s);
+    pass_ctx c;
+    memset(&c, 0, sizeof c);
+    c.P = s->P;
+    c.nb = s->g.view;
+    c.nb.cell_start = st->cell_start;
+    c.nb.cell = st->cell;
+    for (int k = 0; k < st->nfields; ++k)
+        c.f[k] = st->f[k];
+    c.type = st->type;
+    c.tag = st->tag;
+    c.a = s->args;
+    return c;
+}
+
+static launch_geom geometry(const sim *s)
+{
+    const cuda_sim *st = state_of(s);
+    launch_geom g;
+    g.dim = s->g.dim;
+    g.ndiv = s->g.ndiv;
+    for (int a = 0; a < 3; ++a) {
+        g.interior[a] = s->g.interior[a];
+        g.nc[a] = s->g.nc[a];
+    }
+    g.n = (int32_t)s->g.n_inside;
+    g.max_per_cell = st->max_per_cell;
+    g.sm_count = st->sm_count;
+    return g;
+}
+
+/* ---- timing --------------------------------------------------------------------------------- */
+
+static void timer_start(sim *s)
+{
+    if (s->prof.enabled)
+        cudaEventRecord(state_of(s)->ev_start);
+}
+
+static void timer_stop(sim *s, const char *phase, const char *detail)
+{
+    if (!s->prof.enabled)
+        return;
+    cuda_sim *st = state_of(s);
+    float ms = 0;
+    cudaEventRecord(st->ev_stop);
+    cudaEventSynchronize(st->ev_stop);
+    cudaEventElapsedTime(&ms, st->ev_start, st->ev_stop);
+    profile_add(&s->prof, phase, detail, 1e-3 * ms);
+}
+
+/* ---- binning -------------------------------------------------------------------------------- */
+
+__global__ void k_cell_of(nbr_grid g, const real *x, const real *y, const real *z, int32_t *cell, int32_t n)
+{
+    int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i < n)
+        cell[i] = nbr_cell_of(&g, x[i], y[i], z[i]);
+}
+
+/* counters[0] = particles inside (cell_start[ncells]); counters[1] = most particles in a cell. */
+__global__ void k_cell_stats(const int32_t *cell_start, int64_t ncells, int32_t *counters)
+{
+    int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c == 0)
+        counters[0] = cell_start[ncells];
+    if (c < ncells) {
+        int32_t k = cell_start[c + 1] - cell_start[c];
+        if (k > 0)
+            atomicMax(&counters[1], k);
+    }
+}
+
+/* auto scan: time both on the live cell count once and keep the faster. */
+static int choose_scan(sim *s, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    if (st->scan_chosen)
+        return SL_OK;
+    size_t n = (size_t)s->g.ncells + 2;
+    float best = INFINITY;
+    gpu_scan_kind kinds[2] = {GPU_SCAN_BLOCKED, GPU_SCAN_CUB};
+    for (int k = 0; k < 2; ++k) {
+        for (int rep = 0; rep < 4; ++rep) { /* the first call warms up */
+            GPU_TRY(cudaEventRecord(st->ev_start), err);
+            int rc = gpu_exclusive_scan_i32(st->cell_start, st->cell_start, n, kinds[k], &st->scratch, err);
+            if (rc)
+                return rc;
+            GPU_TRY(cudaEventRecord(st->ev_stop), err);
+            GPU_TRY(cudaEventSynchronize(st->ev_stop), err);
+            float ms;
+            GPU_TRY(cudaEventElapsedTime(&ms, st->ev_start, st->ev_stop), err);
+            if (rep > 0 && ms < best) {
+                best = ms;
+                st->scan = kinds[k];
+            }
+        }
+    }
+    st->scan_chosen = 1;
+    return SL_OK;
+}
+
+static int cuda_build_cells(sim *s, sl_err *err)
+{
+    int rc;
+    if (!state_of(s) && (rc = cuda_to_device(s, err)))
+        return rc;
+    cuda_sim *st = state_of(s);
+    GPU_TRY(cudaGetLastError(), err); /* a launch that failed since the last check */
+    if ((rc = choose_scan(s, err)))
+        return rc;
+    size_t n = s->p.n;
+    timer_start(s);
+    if (n > 0) {
+        k_cell_of<<<(unsigned)((n + 255) / 256), 256>>>(s->g, st->f[PF_X], st->f[PF_Y], st->f[PF_Z], st->cell,
+                                                       (int32_t)n);
+        GPU_LAUNCHED("cell_of", err);
+    }
+    if ((rc = gpu_sort_keys(st->cell, n, (size_t)s->g.ncells + 1, st->sort, st->scan, st->order,
+                            st->cell_sorted, st->cell_start, &st->scratch, err)))
+        return rc;
+    timer_stop(s, "build.sort", st->sort == GPU_SORT_RADIX ? "radix" : st->scan == GPU_SCAN_CUB ? "counting+cub" : "counting+blocked");
+    timer_start(s);
+    for (int k = 0; k < st->nfields; ++k) {
+        if ((rc = gpu_gather_real(st->f[k], st->spare, st->order, n, err)))
+            return rc;
+        real *t = st->f[k];
+        st->f[k] = st->spare;
+        st->spare = t;
+    }
+    /* the other arrays through the spare buffer (it holds at least 4 bytes per particle) */
+    if ((rc = gpu_gather_i32(st->id, (int32_t *)st->spare, st->order, n, err)))
+        return rc;
+    GPU_TRY(cudaMemcpyAsync(st->id, st->spare, n * sizeof(int32_t), cudaMemcpyDeviceToDevice), err);
+    if ((rc = gpu_gather_u8(st->type, (uint8_t *)st->spare, st->order, n, err)))
+        return rc;
+    GPU_TRY(cudaMemcpyAsync(st->type, st->spare, n, cudaMemcpyDeviceToDevice), err);
+    if ((rc = gpu_gather_u8(st->tag, (uint8_t *)st->spare, st->order, n, err)))
+        return rc;
+    GPU_TRY(cudaMemcpyAsync(st->tag, st->spare, n, cudaMemcpyDeviceToDevice), err);
+    int32_t *t = st->cell;
+    st->cell = st->cell_sorted;
+    st->cell_sorted = t;
+    timer_stop(s, "build.reorder", NULL);
+
+    GPU_TRY(cudaMemsetAsync(st->counters, 0, 2 * sizeof(int32_t)), err);
+    int64_t nc = s->g.ncells;
+    k_cell_stats<<<(unsigned)((nc + 255) / 256), 256>>>(st->cell_start, nc, st->counters);
+    GPU_LAUNCHED("cell_stats", err);
+    int32_t counters[2];
+    GPU_TRY(cudaMemcpy(counters, st->counters, sizeof counters, cudaMemcpyDeviceToHost), err);
+    s->g.n_inside = (size_t)counters[0];
+    st->max_per_cell = counters[1];
+    st->host_current = 0;
+    return SL_OK;
+}
+
+/* ---- passes ----------------------------------------------------------------------------------- */
+
+static pass_choice *choice_for(cuda_sim *st, int id)
+{
+    for (int k = 0; k < st->nchoices; ++k)
+        if (st->choice[k].id == id)
+            return &st->choice[k];
+    if (st->nchoices == MAX_PASSES)
+        return NULL;
+    pass_choice *c = &st->choice[st->nchoices++];
+    c->id = id;
+    c->strategy = -1;
+    c->chosen_at_max_per_cell = 0;
+    return c;
+}
+
+/* Times every valid strategy on the live state (the pass is repeatable) and keeps the fastest. */
+static int measure(sim *s, const pass *ps, size_t n, pass_choice *ch, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    pass_ctx c = device_ctx(s);
+    launch_geom g = geometry(s);
+    float best = INFINITY;
+    int first = ch->strategy < 0;
+    char line[256] = "";
+    int used = 0;
+    for (int k = 0; k < GS_COUNT; ++k) {
+        if (!gpu_strategy_valid(ps->id, k, (int32_t)n, &g))
+            continue;
+        float t = INFINITY;
+        for (int rep = 0; rep < 3; ++rep) { /* the first warms up */
+            GPU_TRY(cudaEventRecord(st->ev_start), err);
+            int rc = gpu_launch_pass(ps->id, k, &c, (int32_t)n, &g, err);
+            if (rc)
+                return rc;
+            GPU_TRY(cudaEventRecord(st->ev_stop), err);
+            GPU_TRY(cudaEventSynchronize(st->ev_stop), err);
+            float ms;
+            GPU_TRY(cudaEventElapsedTime(&ms, st->ev_start, st->ev_stop), err);
+            if (rep > 0 && ms < t)
+                t = ms;
+        }
+        if (used < (int)sizeof line)
+            used += snprintf(line + used, sizeof line - (size_t)used, " %s %.3f ms", gpu_strategy_label(k), t);
+        if (t < best) {
+            best = t;
+            ch->strategy = k;
+        }
+    }
+    ch->chosen_at_max_per_cell = st->max_per_cell;
+    if (first && getenv("SLUICE_QUIET_STRATEGIES") == NULL)
+        fprintf(stderr, "sluice: strategy for %s (%zu particles, at most %d per cell):%s -> %s\n", ps->name, n,
+                st->max_per_cell, line, gpu_strategy_label(ch->strategy));
+    return SL_OK;
+}
+
+static int run_pass_checked(sim *s, const pass *ps, size_t n, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    launch_geom g = geometry(s);
+    int strategy = GS_PAR_PART;
+    if (st->forced_strategy >= 0 && gpu_strategy_valid(ps->id, st->forced_strategy, (int32_t)n, &g)) {
+        strategy = st->forced_strategy;
+    } else if (st->forced_strategy < 0 && (ps->flags & PASS_NEIGHBOURS)) {
+        pass_choice *ch = choice_for(st, ps->id);
+        if (ch && (ps->flags & PASS_REPEATABLE)) {
+            int grown = ch->chosen_at_max_per_cell > 0 &&
+                        fabs((double)st->max_per_cell - ch->chosen_at_max_per_cell) >
+                            0.25 * ch->chosen_at_max_per_cell;
+            if (ch->strategy < 0 || grown || !gpu_strategy_valid(ps->id, ch->strategy, (int32_t)n, &g)) {
+                int rc = measure(s, ps, n, ch, err);
+                if (rc)
+                    return rc;
+            }
+            strategy = ch->strategy;
+        } else if (ch && ch->strategy >= 0 && gpu_strategy_valid(ps->id, ch->strategy, (int32_t)n, &g)) {
+            strategy = ch->strategy;
+        }
+    }
+    pass_ctx c = device_ctx(s);
+    timer_start(s);
+    int rc = gpu_launch_pass(ps->id, strategy, &c, (int32_t)n, &g, err);
+    timer_stop(s, ps->name, gpu_strategy_label(strategy));
+    st->host_current = 0;
+    return rc;
+}
+
+static void cuda_run_pass(sim *s, const pass *ps, size_t n)
+{
+    sl_err err;
+    if (run_pass_checked(s, ps, n, &err))
+        remember_error(s, &err);
+}
+
+static double cuda_reduce(sim *s, enum reduce_op op, int a, int b, size_t n)
+{
+    cuda_sim *st = state_of(s);
+    double result;
+    sl_err err;
+    timer_start(s);
+    int rc = gpu_reduce_real((int)op, st->f[a], op == REDUCE_DOT ? st->f[b] : NULL, n, &result, &st->scratch, &err);
+    timer_stop(s, "reduce", NULL);
+    if (rc) {
+        remember_error(s, &err);
+        return NAN;
+    }
+    return result;
+}
+
+/* ---- conjugate gradients: the CPU solver's arithmetic, fused kernels (gpu_cg.h) --------------- */
+
+static int cg_solve_checked(sim *s, cg_problem *cg, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    real *x = st->f[cg->x], *b = st->f[cg->b], *diag = st->f[cg->diag];
+    real *r = st->f[cg->r], *z = st->f[cg->z], *d = st->f[cg->d], *q = st->f[cg->q];
+    size_t n = cg->n;
+    int rc;
+    cg->iterations = 0;
+    cg->converged = 0;
+    s->args.in = cg->x;
+    s->args.out = cg->q;
+    if ((rc = run_pass_checked(s, cg->matvec, n, err)))
+        return rc;
+    double dots[3];
+    if ((rc = gpu_cg_init(x, b, q, diag, r, z, d, n, dots, &st->scratch, err)))
+        return rc;
+    double bnorm = sqrt(dots[0]), rz = dots[1], rnorm = sqrt(dots[2]);
+    if (bnorm == 0) {
+        GPU_TRY(cudaMemset(x, 0, n * sizeof(real)), err); /* A x = 0 has the solution 0 */
+        cg->residual = 0;
+        cg->converged = 1;
+        return SL_OK;
+    }
+    cg->residual = rnorm / bnorm;
+    while (cg->residual > cg->tolerance && cg->iterations < cg->max_iterations) {
+        s->args.in = cg->d;
+        s->args.out = cg->q;
+        if ((rc = run_pass_checked(s, cg->matvec, n, err)))
+            return rc;
+        double dq;
+        if ((rc = gpu_reduce_real(REDUCE_DOT, d, q, n, &dq, &st->scratch, err)))
+            return rc;
+        if (!(dq > 0))
+            break; /* A is not positive definite on d (or d = 0): no progress possible */
+        double alpha = rz / dq, up[2];
+        if ((rc = gpu_cg_update(alpha, x, r, z, d, q, diag, n, up, &st->scratch, err)))
+            return rc;
+        cg->iterations++;
+        cg->residual = sqrt(up[1]) / bnorm;
+        double beta = up[0] / rz;
+        rz = up[0];
+        if ((rc = gpu_cg_direction(beta, z, d, n, err)))
+            return rc;
+    }
+    cg->converged = cg->residual <= cg->tolerance;
+    return SL_OK;
+}
+
+static void cuda_cg_solve(sim *s, cg_problem *cg)
+{
+    sl_err err;
+    double t0 = s->prof.enabled ? profile_now() : 0;
+    if (cg_solve_checked(s, cg, &err)) {
+        remember_error(s, &err);
+        cg->converged = 0;
+        cg->residual = NAN;
+    }
+    if (s->prof.enabled)
+        profile_add(&s->prof, "cg.total", NULL, profile_now() - t0);
+}
+
+/* ---- what the rest of the program sees --------------------------------------------------------- */
+
+extern "C" size_t cuda_device_bytes(const sim *s)
+{
+    const cuda_sim *st = state_of(s);
+    if (!st)
+        return 0;
+    size_t per = (size_t)st->nfields * sizeof(real) + sizeof(real) + sizeof(int32_t) + 2 + 3 * sizeof(int32_t);
+    return st->cap * per + ((size_t)s->g.ncells + 2) * sizeof(int32_t) + st->scratch.bytes;
+}
+
+extern "C" const char *cuda_last_error(const sim *s)
+{
+    const cuda_sim *st = state_of(s);
+    return st && st->last_error[0] ? st->last_error : NULL;
+}
+
+extern "C" int cuda_strategy_of(const sim *s, int pass_id)
+{
+    const cuda_sim *st = state_of(s);
+    if (!st)
+        return -1;
+    for (int k = 0; k < st->nchoices; ++k)
+        if (st->choice[k].id == pass_id)
+            return st->choice[k].strategy;
+    return -1;
+}
+
+extern "C" int cuda_device_present(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return count > 0;
+}
+
+extern "C" const backend backend_cuda = {
+    "cuda",
+    cuda_build_cells,
+    cuda_run_pass,
+    cuda_reduce,
+    cuda_cg_solve,
+    cuda_to_host,
+    cuda_to_device,
+    cuda_release,
+};

@@ -1,0 +1,30 @@
+/* backend_cuda.h: what the CUDA backend tells the rest of the program beyond the backend
+ * interface (for `sluice bench`, `sluice check` and the GPU tests). C linkage. */
+#ifndef SLUICE_BACKEND_CUDA_H
+#define SLUICE_BACKEND_CUDA_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sim;
+
+/* 1 when a CUDA device can be used. */
+int cuda_device_present(void);
+
+/* Device memory held for s (particle arrays, grid, scratch), bytes. */
+size_t cuda_device_bytes(const struct sim *s);
+
+/* The first CUDA error met by a call that cannot return one (run_pass, reduce), or NULL. */
+const char *cuda_last_error(const struct sim *s);
+
+/* The strategy (enum gpu_strategy of pass_kernels.h) auto chose for a pass, or -1. */
+int cuda_strategy_of(const struct sim *s, int pass_id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

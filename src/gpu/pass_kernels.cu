@@ -1,0 +1,270 @@
+/* pass_kernels.cu: the passes' per-particle bodies (src/physics/*_passes.h) as CUDA kernels, one
+ * template per interaction strategy; the physics is not written again here. */
+#include "pass_kernels.h"
+
+#include "../physics/mps_passes.h"
+#include "../physics/wcsph_passes.h"
+#include "gpu_check.h"
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+typedef void (*body_fn)(const pass_ctx *, int32_t);
+
+const char *gpu_strategy_label(int strategy)
+{
+    static const char *const names[GS_COUNT] = {"par-part", "par-cell", "par-cell-sm", "x-pencil"};
+    return strategy >= 0 && strategy < GS_COUNT ? names[strategy] : "?";
+}
+
+/* ---- grid geometry on the device ------------------------------------------------------------ */
+
+/* Index of interior cell (ix, iy, iz) in the margin-padded grid. */
+__device__ static inline int32_t padded_cell(const launch_geom &g, int ix, int iy, int iz)
+{
+    int m = g.ndiv, mz = g.dim == 3 ? g.ndiv : 0;
+    return (int32_t)((ix + m) + (int64_t)g.nc[0] * ((iy + m) + (int64_t)g.nc[1] * (iz + mz)));
+}
+
+/* ---- par-part and par-cell: any body ------------------------------------------------------- */
+
+template <body_fn B>
+__global__ void k_par_part(const __grid_constant__ pass_ctx c, int32_t n)
+{
+    int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i < n)
+        B(&c, i);
+}
+
+template <body_fn B>
+__global__ void k_par_cell(const __grid_constant__ pass_ctx c, const launch_geom g)
+{
+    int64_t b = blockIdx.x;
+    int ix = (int)(b % g.interior[0]);
+    int iy = (int)((b / g.interior[0]) % g.interior[1]);
+    int iz = (int)(b / ((int64_t)g.interior[0] * g.interior[1]));
+    int32_t cell = padded_cell(g, ix, iy, iz);
+    int32_t end = c.nb.cell_start[cell + 1];
+    for (int32_t i = c.nb.cell_start[cell] + (int32_t)threadIdx.x; i < end; i += (int32_t)blockDim.x)
+        B(&c, i);
+}
+
+/* ---- staged strategies: passes in pair form -------------------------------------------------- */
+
+/* The WCSPH forces in pair form (sph_forces.h). */
+struct wcsph_forces_pairs {
+    typedef sph_particle source;
+    typedef sph_force_acc acc;
+    typedef sph_force_view view;
+    __device__ static view view_of(const pass_ctx &c) { return wcsph_force_view(&c); }
+    __device__ static source load(const pass_ctx &c, const view &v, int32_t j) { return sph_load(&c.P, &v, j); }
+    __device__ static acc zero()
+    {
+        acc a = {0, 0, 0, 0, 0};
+        return a;
+    }
+    __device__ static void add(const pass_ctx &c, const source &a, int32_t i, const source &b, int32_t j, acc &s)
+    {
+        sph_force_candidate(&c.P, &a, i, &b, j, &s);
+    }
+    __device__ static void finish(const pass_ctx &c, const view &v, int32_t i, const source &a, const acc &s)
+    {
+        sph_force_finish(&c.P, &v, i, &a, &s);
+    }
+};
+
+/* x-pencil (and par-cell-sm with L = 1): block b takes cells [ix0, ix0 + L) of one (iy, iz) row;
+ * its targets, at most blockDim of them, are contiguous; so is each source pencil. */
+template <class T>
+__global__ void k_pencil(const __grid_constant__ pass_ctx c, const launch_geom g, int L)
+{
+    extern __shared__ unsigned char smem[];
+    typename T::source *src = (typename T::source *)smem;
+    int pencils_x = (g.interior[0] + L - 1) / L;
+    int64_t b = blockIdx.x;
+    int px = (int)(b % pencils_x);
+    int64_t row = b / pencils_x;
+    int iy = (int)(row % g.interior[1]);
+    int iz = (int)(row / g.interior[1]);
+    int ix0 = px * L;
+    int len = min(L, g.interior[0] - ix0);
+    int32_t c0 = padded_cell(g, ix0, iy, iz);
+    const int32_t *start = c.nb.cell_start;
+    int32_t tb = start[c0], te = start[c0 + len];
+    int32_t i = tb + (int32_t)threadIdx.x;
+    bool active = i < te;
+    typename T::view v = T::view_of(c);
+    typename T::source a;
+    typename T::acc s = T::zero();
+    if (active)
+        a = T::load(c, v, i);
+    int nd = c.nb.ndiv;
+    for (int r = 0; r < c.nb.nruns; ++r) {
+        int32_t centre = c0 + c.nb.run_offset[r];
+        int32_t sb = start[centre - nd], se = start[centre + len + nd];
+        for (int32_t chunk = sb; chunk < se; chunk += (int32_t)blockDim.x) {
+            int32_t j = chunk + (int32_t)threadIdx.x;
+            if (j < se)
+                src[threadIdx.x] = T::load(c, v, j);
+            __syncthreads();
+            int count = min((int32_t)blockDim.x, se - chunk);
+            if (active)
+                for (int k = 0; k < count; ++k)
+                    T::add(c, a, i, src[k], chunk + k, s);
+            __syncthreads();
+        }
+    }
+    if (active)
+        T::finish(c, v, i, a, s);
+}
+
+/* All pairs, tiled: the oracle of the tests. */
+template <class T>
+__global__ void k_all_pairs(const __grid_constant__ pass_ctx c, int32_t n)
+{
+    extern __shared__ unsigned char smem[];
+    typename T::source *src = (typename T::source *)smem;
+    int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+    bool active = i < n;
+    typename T::view v = T::view_of(c);
+    typename T::source a;
+    typename T::acc s = T::zero();
+    if (active)
+        a = T::load(c, v, i);
+    for (int32_t tile = 0; tile < n; tile += (int32_t)blockDim.x) {
+        int32_t j = tile + (int32_t)threadIdx.x;
+        if (j < n)
+            src[threadIdx.x] = T::load(c, v, j);
+        __syncthreads();
+        int count = min((int32_t)blockDim.x, n - tile);
+        if (active)
+            for (int k = 0; k < count; ++k)
+                T::add(c, a, i, src[k], tile + k, s);
+        __syncthreads();
+    }
+    if (active)
+        T::finish(c, v, i, a, s);
+}
+
+/* ---- launch geometry ------------------------------------------------------------------------ */
+
+static int64_t interior_cells(const launch_geom *g)
+{
+    return (int64_t)g->interior[0] * g->interior[1] * g->interior[2];
+}
+
+static unsigned round_up_warp(int n)
+{
+    return (unsigned)((n + 31) / 32 * 32);
+}
+
+enum { STAGED_MAX_THREADS = 256 };
+
+/* Pencil length: as many cells as fit the block at the fullest cell, shrunk until there are
+ * about eight blocks per SM. */
+static int pencil_length(const launch_geom *g)
+{
+    int per = g->max_per_cell > 0 ? g->max_per_cell : 1;
+    int L = STAGED_MAX_THREADS / per;
+    if (L < 1)
+        L = 1;
+    if (L > g->interior[0])
+        L = g->interior[0];
+    int64_t rows = (int64_t)g->interior[1] * g->interior[2];
+    while (L > 1 && rows * ((g->interior[0] + L - 1) / L) < 8 * (int64_t)g->sm_count)
+        L /= 2;
+    return L;
+}
+
+static int has_pair_form(int pass_id)
+{
+    return pass_id == PASS_WCSPH_FORCES;
+}
+
+int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *geo)
+{
+    switch (strategy) {
+    case GS_PAR_PART:
+        return 1;
+    case GS_PAR_CELL:
+        return n == geo->n;
+    case GS_PAR_CELL_SM:
+    case GS_X_PENCIL:
+        return n == geo->n && has_pair_form(pass_id) && geo->max_per_cell <= STAGED_MAX_THREADS;
+    default:
+        return 0;
+    }
+}
+
+template <body_fn B>
+static int launch_body(int strategy, const pass_ctx *c, int32_t n, const launch_geom *geo, sl_err *err)
+{
+    if (n <= 0)
+        return SL_OK;
+    if (strategy == GS_PAR_CELL) {
+        int64_t blocks = interior_cells(geo);
+        unsigned threads = round_up_warp(geo->max_per_cell < 1 ? 1 : geo->max_per_cell > 256 ? 256 : geo->max_per_cell);
+        k_par_cell<B><<<(unsigned)blocks, threads>>>(*c, *geo);
+        GPU_LAUNCHED("par-cell", err);
+        return SL_OK;
+    }
+    const unsigned threads = 128;
+    k_par_part<B><<<(unsigned)((n + threads - 1) / threads), threads>>>(*c, n);
+    GPU_LAUNCHED("par-part", err);
+    return SL_OK;
+}
+
+template <class T>
+static int launch_staged(int strategy, const pass_ctx *c, const launch_geom *geo, sl_err *err)
+{
+    if (geo->n <= 0)
+        return SL_OK;
+    int L = strategy == GS_X_PENCIL ? pencil_length(geo) : 1;
+    int per = geo->max_per_cell < 1 ? 1 : geo->max_per_cell;
+    unsigned threads = round_up_warp(L * per);
+    if (threads > STAGED_MAX_THREADS)
+        threads = STAGED_MAX_THREADS;
+    int64_t blocks = (int64_t)((geo->interior[0] + L - 1) / L) * geo->interior[1] * geo->interior[2];
+    size_t shared = threads * sizeof(typename T::source);
+    k_pencil<T><<<(unsigned)blocks, threads, shared>>>(*c, *geo, L);
+    GPU_LAUNCHED(strategy == GS_X_PENCIL ? "x-pencil" : "par-cell-sm", err);
+    return SL_OK;
+}
+
+int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, const launch_geom *geo,
+                    sl_err *err)
+{
+    if (!gpu_strategy_valid(pass_id, strategy, n, geo))
+        return gpu_fail_input(err, "strategy %s cannot run pass %d", gpu_strategy_label(strategy), pass_id);
+    if (strategy == GS_PAR_CELL_SM || strategy == GS_X_PENCIL)
+        return launch_staged<wcsph_forces_pairs>(strategy, c, geo, err); /* the one pass in pair form */
+    switch (pass_id) {
+    case PASS_WCSPH_FORCES: return launch_body<wcsph_forces_body>(strategy, c, n, geo, err);
+    case PASS_WCSPH_PREDICT: return launch_body<wcsph_predict_body>(strategy, c, n, geo, err);
+    case PASS_WCSPH_CORRECT: return launch_body<wcsph_correct_body>(strategy, c, n, geo, err);
+    case PASS_WCSPH_VERLET: return launch_body<wcsph_verlet_body>(strategy, c, n, geo, err);
+    case PASS_MPS_ACCEL: return launch_body<mps_accel_body>(strategy, c, n, geo, err);
+    case PASS_MPS_PREDICT: return launch_body<mps_predict_body>(strategy, c, n, geo, err);
+    case PASS_MPS_COLLISION: return launch_body<mps_collision_body>(strategy, c, n, geo, err);
+    case PASS_MPS_COLLISION_APPLY: return launch_body<mps_collision_apply_body>(strategy, c, n, geo, err);
+    case PASS_MPS_DENSITY: return launch_body<mps_density_body>(strategy, c, n, geo, err);
+    case PASS_MPS_PPE_SETUP: return launch_body<mps_ppe_setup_body>(strategy, c, n, geo, err);
+    case PASS_MPS_PPE_APPLY: return launch_body<mps_ppe_apply_body>(strategy, c, n, geo, err);
+    case PASS_MPS_PRESSURE: return launch_body<mps_pressure_body>(strategy, c, n, geo, err);
+    case PASS_MPS_GRADIENT: return launch_body<mps_gradient_body>(strategy, c, n, geo, err);
+    case PASS_MPS_CORRECT: return launch_body<mps_correct_body>(strategy, c, n, geo, err);
+    default:
+        return gpu_fail_input(err, "the CUDA backend has no kernel for pass %d", pass_id);
+    }
+}
+
+int gpu_wcsph_forces_all_pairs(const pass_ctx *c, int32_t n, sl_err *err)
+{
+    if (n <= 0)
+        return SL_OK;
+    const unsigned threads = 128;
+    k_all_pairs<wcsph_forces_pairs><<<(unsigned)((n + threads - 1) / threads), threads,
+                                       threads * sizeof(sph_particle)>>>(*c, n);
+    GPU_LAUNCHED("all-pairs oracle", err);
+    return SL_OK;
+}

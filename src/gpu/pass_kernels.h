@@ -1,0 +1,57 @@
+/* pass_kernels.h: running a pass's per-particle body on the GPU with one of the interaction
+ * strategies (CUDA sources only).
+ *
+ *   par-part     a thread per target particle, in particle order (cells are contiguous, so a warp
+ *                mostly walks the same cells).
+ *   par-cell     a block per non-margin cell, a thread per particle of the cell.
+ *   par-cell-sm  a block per cell; the sources of each forward-star run are staged through shared
+ *                memory in chunks of blockDim particles, every thread of the block reads them all.
+ *   x-pencil     a block per run of L cells along x: the targets of L cells, and for each of the
+ *                (2 ndiv + 1)^(d-1) source pencils (L + 2 ndiv cells, contiguous in memory) the
+ *                sources staged through shared memory chunk by chunk. par-cell-sm is x-pencil with
+ *                L = 1. L comes from the block size and the most particles in a cell, shrunk so
+ *                that every SM gets several blocks.
+ * par-part and par-cell run any body. The staged strategies need the pass's pair form (load a
+ * source, add a pair, finish a target): the WCSPH forces have it (sph_forces.h). */
+#ifndef SLUICE_GPU_PASS_KERNELS_H
+#define SLUICE_GPU_PASS_KERNELS_H
+
+#include "../pass.h"
+#include "../status.h"
+
+#include <stdint.h>
+
+enum gpu_strategy {
+    GS_PAR_PART,
+    GS_PAR_CELL,
+    GS_PAR_CELL_SM,
+    GS_X_PENCIL,
+    GS_COUNT
+};
+
+/* The grid as the launches see it. */
+typedef struct launch_geom {
+    int dim, ndiv;
+    int interior[3];   /* interior cells per axis (1 along z in 2D) */
+    int nc[3];         /* cells per axis with the margins */
+    int32_t n;         /* particles inside the domain (all in cells) */
+    int max_per_cell;  /* most particles in one cell */
+    int sm_count;      /* streaming multiprocessors */
+} launch_geom;
+
+const char *gpu_strategy_label(int strategy);
+
+/* Whether `strategy` can run pass `pass_id` over n particles (the staged strategies need the
+ * pair form and cells of at most 256 particles; the cell strategies need n = geo->n). */
+int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *geo);
+
+/* Queues pass `pass_id` with `strategy` over particles [0, n). */
+int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, const launch_geom *geo,
+                    sl_err *err);
+
+/* The test oracle: the WCSPH force pass computed by an all-pairs tiled kernel (targets in
+ * registers, every particle as a source, staged through shared memory tile by tile). Writes the
+ * same fields as the pass. */
+int gpu_wcsph_forces_all_pairs(const pass_ctx *c, int32_t n, sl_err *err);
+
+#endif
