@@ -8,7 +8,8 @@
  * the same kernel as the update from the values just written, so each CG iteration reads every
  * field once for the update and once for the direction. Rows with diag[i] == 0 are not unknowns:
  * their z (hence d) is 0 and x stays as it is (0 after gpu_cg_init).
- * All arrays are device arrays of n reals and must not overlap each other. Each call with dots
+ * All arrays are device arrays of n reals; an array written must not overlap any other (arrays
+ * only read may be the same). Each call with dots
  * waits for the result (one small device-to-host copy); s provides 8 KiB of scratch. */
 #ifndef SLUICE_GPU_CG_H
 #define SLUICE_GPU_CG_H
