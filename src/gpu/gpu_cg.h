@@ -1,0 +1,54 @@
+/* gpu_cg.h: fused vector updates of the Jacobi-preconditioned conjugate-gradient solver on the device.
+ *
+ * The element-wise arithmetic is exactly the CPU backend's (backend_cpu.c cpu_cg_solve): alpha and
+ * beta are doubles, alpha * d[i] is formed in double and rounded to real before it is added, and
+ * z = r / diag is a correctly rounded division (not r times a stored reciprocal), so the
+ * updated fields are bit-identical to what the CPU computes from the same inputs and scalars. The
+ * dot products are the deterministic reductions of gpu_reduce.h (same error bound), computed in
+ * the same kernel as the update from the values just written, so each CG iteration reads every
+ * field once for the update and once for the direction. Rows with diag[i] == 0 are not unknowns:
+ * their z (hence d) is 0 and x stays as it is (0 after gpu_cg_init).
+ * All arrays are device arrays of n reals; an array written must not overlap any other (arrays
+ * only read may be the same). Each call with dots
+ * waits for the result (one small device-to-host copy); s provides 8 KiB of scratch. */
+#ifndef SLUICE_GPU_CG_H
+#define SLUICE_GPU_CG_H
+
+#include "gpu_scratch.h"
+#include "real.h"
+#include "status.h"
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Start of the solve, after q = A x was computed from the initial guess. For each i:
+ *   unknown = diag[i] != 0;
+ *   if (!unknown) x[i] = 0;
+ *   r[i] = unknown ? b[i] - q[i] : 0;
+ *   z[i] = unknown ? r[i] / diag[i] : 0;
+ *   d[i] = z[i];
+ * dots[0] = sum b[i]^2, dots[1] = sum r[i] z[i], dots[2] = sum r[i]^2 (doubles, as REDUCE_DOT). */
+int gpu_cg_init(real *x, const real *b, const real *q, const real *diag, real *r, real *z, real *d,
+                size_t n, double dots[3], gpu_scratch *s, sl_err *err);
+
+/* One step after q = A d and alpha = (r.z) / (d.q). For each i:
+ *   x[i] = x[i] + (real)(alpha * d[i]);
+ *   r[i] = r[i] - (real)(alpha * q[i]);
+ *   z[i] = diag[i] != 0 ? r[i] / diag[i] : 0;       (the new r[i])
+ * dots[0] = sum r[i] z[i], dots[1] = sum r[i]^2 over the new values. */
+int gpu_cg_update(double alpha, real *x, real *r, real *z, const real *d, const real *q,
+                  const real *diag, size_t n, double dots[2], gpu_scratch *s, sl_err *err);
+
+/* New search direction, beta = (new r.z) / (old r.z). For each i:
+ *   d[i] = z[i] + (real)(beta * d[i]);
+ * Queued on the default stream; returns without waiting. */
+int gpu_cg_direction(double beta, const real *z, real *d, size_t n, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
