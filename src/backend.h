@@ -53,6 +53,9 @@ typedef struct backend {
 } backend;
 
 extern const backend backend_cpu;
+#ifdef SLUICE_HAVE_CUDA
+extern const backend backend_cuda;
+#endif
 
 /* "cpu", "cuda" or "auto". Fails with a message naming the accepted values or why a backend is
  * missing from this build. */

@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "backend.h"
+#include "bench.h"
 #include "engine.h"
 #include "scene.h"
 #include "scene_build.h"
@@ -32,6 +33,7 @@ static const char usage_main[] =
     "  run SCENE.cfg     run a scene, writing HDF5 snapshots and an XDMF index\n"
     "  check SCENE.cfg   validate a scene and print its derived numbers, without running\n"
     "  info              version, precision, backends, threads, CUDA devices\n"
+    "  bench             particle-steps per second, per phase, at several particle counts\n"
     "\n"
     "'sluice COMMAND --help' describes a command. Exit status: 0 success, 1 runtime failure,\n"
     "2 bad usage or invalid scene (nothing written), 130/143 stopped by SIGINT/SIGTERM.\n";
@@ -353,5 +355,7 @@ int cli_main(int argc, char **argv)
         return cmd_check(argc, argv);
     if (strcmp(cmd, "info") == 0)
         return cmd_info(argc, argv);
+    if (strcmp(cmd, "bench") == 0)
+        return bench_main(argc, argv);
     return usage_error(NULL, "unknown command '%s'", cmd);
 }

@@ -53,7 +53,7 @@ typedef struct cuda_sim {
     pass_choice choice[MAX_PASSES];
     int nchoices;
     cudaEvent_t ev_start, ev_stop;
-    char last_error[512];
+    char last_error[sizeof(((sl_err *)0)->msg)];
 } cuda_sim;
 
 static cuda_sim *state_of(const sim *s)
@@ -561,6 +561,27 @@ extern "C" int cuda_strategy_of(const sim *s, int pass_id)
         if (st->choice[k].id == pass_id)
             return st->choice[k].strategy;
     return -1;
+}
+
+extern "C" int cuda_run_pass_strategy(sim *s, int pass_id, int strategy, sl_err *err)
+{
+    pass_ctx c = device_ctx(s);
+    launch_geom g = geometry(s);
+    state_of(s)->host_current = 0;
+    int rc = gpu_launch_pass(pass_id, strategy, &c, g.n, &g, err);
+    if (rc == SL_OK)
+        GPU_TRY(cudaDeviceSynchronize(), err);
+    return rc;
+}
+
+extern "C" int cuda_wcsph_forces_oracle(sim *s, sl_err *err)
+{
+    pass_ctx c = device_ctx(s);
+    state_of(s)->host_current = 0;
+    int rc = gpu_wcsph_forces_all_pairs(&c, (int32_t)s->g.n_inside, err);
+    if (rc == SL_OK)
+        GPU_TRY(cudaDeviceSynchronize(), err);
+    return rc;
 }
 
 extern "C" int cuda_device_present(void)

@@ -1,4 +1,4 @@
-/* pass_kernels.cu: the passes' per-particle bodies (src/physics/*_passes.h) as CUDA kernels, one
+/* pass_kernels.cu: the passes' per-particle bodies (wcsph_passes.h, mps_passes.h) as CUDA kernels, one
  * template per interaction strategy; the physics is not written again here. */
 #include "pass_kernels.h"
 
@@ -227,7 +227,7 @@ static int launch_staged(int strategy, const pass_ctx *c, const launch_geom *geo
     int64_t blocks = (int64_t)((geo->interior[0] + L - 1) / L) * geo->interior[1] * geo->interior[2];
     size_t shared = threads * sizeof(typename T::source);
     k_pencil<T><<<(unsigned)blocks, threads, shared>>>(*c, *geo, L);
-    GPU_LAUNCHED(strategy == GS_X_PENCIL ? "x-pencil" : "par-cell-sm", err);
+    GPU_LAUNCHED("x-pencil / par-cell-sm", err);
     return SL_OK;
 }
 

@@ -5,6 +5,7 @@
 #define SLUICE_MPS_PASSES_H
 
 #include "../pass.h"
+#include "../scene.h"
 #include "lsmps.h"
 #include "mps_collision.h"
 #include "mps_operators.h"
