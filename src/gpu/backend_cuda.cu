@@ -563,6 +563,12 @@ extern "C" int cuda_strategy_of(const sim *s, int pass_id)
     return -1;
 }
 
+extern "C" int cuda_strategy_valid(sim *s, int pass_id, int strategy)
+{
+    launch_geom g = geometry(s);
+    return gpu_strategy_valid(pass_id, strategy, g.n, &g);
+}
+
 extern "C" int cuda_run_pass_strategy(sim *s, int pass_id, int strategy, sl_err *err)
 {
     pass_ctx c = device_ctx(s);

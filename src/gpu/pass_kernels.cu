@@ -99,18 +99,23 @@ __global__ void k_pencil(const __grid_constant__ pass_ctx c, const launch_geom g
     if (active)
         a = T::load(c, v, i);
     int nd = c.nb.ndiv;
+    int32_t my_cell = active ? c.nb.cell[i] : c0;
     for (int r = 0; r < c.nb.nruns; ++r) {
         int32_t centre = c0 + c.nb.run_offset[r];
         int32_t sb = start[centre - nd], se = start[centre + len + nd];
+        /* this target's own forward-star run inside the pencil's: the same candidates as par-part */
+        int32_t mb, me;
+        nbr_run_range(&c.nb, my_cell, r, &mb, &me);
         for (int32_t chunk = sb; chunk < se; chunk += (int32_t)blockDim.x) {
             int32_t j = chunk + (int32_t)threadIdx.x;
             if (j < se)
                 src[threadIdx.x] = T::load(c, v, j);
             __syncthreads();
-            int count = min((int32_t)blockDim.x, se - chunk);
-            if (active)
-                for (int k = 0; k < count; ++k)
+            if (active) {
+                int32_t kb = max(mb, chunk) - chunk, ke = min(me, chunk + (int32_t)blockDim.x) - chunk;
+                for (int32_t k = kb; k < ke; ++k)
                     T::add(c, a, i, src[k], chunk + k, s);
+            }
             __syncthreads();
         }
     }

@@ -5,11 +5,13 @@
  *                mostly walks the same cells).
  *   par-cell     a block per non-margin cell, a thread per particle of the cell.
  *   par-cell-sm  a block per cell; the sources of each forward-star run are staged through shared
- *                memory in chunks of blockDim particles, every thread of the block reads them all.
+ *                memory in chunks of blockDim particles.
  *   x-pencil     a block per run of L cells along x: the targets of L cells, and for each of the
  *                (2 ndiv + 1)^(d-1) source pencils (L + 2 ndiv cells, contiguous in memory) the
- *                sources staged through shared memory chunk by chunk. par-cell-sm is x-pencil with
- *                L = 1. L comes from the block size and the most particles in a cell, shrunk so
+ *                sources staged through shared memory chunk by chunk; each target reads only the
+ *                part of a staged chunk that lies in its own forward-star run, so it tests the
+ *                same candidates as par-part. par-cell-sm is x-pencil with L = 1. L comes from the
+ *                block size and the most particles in a cell, shrunk so
  *                that every SM gets several blocks.
  * par-part and par-cell run any body. The staged strategies need the pass's pair form (load a
  * source, add a pair, finish a target): the WCSPH forces have it (sph_forces.h). */

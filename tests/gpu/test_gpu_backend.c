@@ -93,7 +93,7 @@ static void read_forces(sim *s, real *out, size_t n)
 /* Relative to the largest oracle value of the same field: sums of ~10^2 terms of mixed sign,
  * in another order, agree to a few hundred ulps of the largest term. 1e-5 in float (the issue's
  * bound; 2^-23 = 1.2e-7 per operation), 1e-12 in double. */
-static void check_strategies(int dim, int ndiv, enum layout lay)
+static void check_strategies(int dim, int ndiv, enum layout lay, int (*ran)[GS_COUNT])
 {
     scene sc;
     sim s;
@@ -108,6 +108,13 @@ static void check_strategies(int dim, int ndiv, enum layout lay)
     read_forces(&s, oracle, n);
     double tol = REAL_IS_DOUBLE ? 1e-12 : 1e-5;
     for (int strategy = 0; strategy < GS_COUNT; ++strategy) {
+        /* the staged strategies need cells of at most 256 particles: the clustered layout has more */
+        int valid = cuda_strategy_valid(&s, PASS_WCSPH_FORCES, strategy);
+        if (strategy == GS_PAR_PART || strategy == GS_PAR_CELL || lay != CLUSTERED)
+            assert_true(valid);
+        if (!valid)
+            continue;
+        (*ran)[strategy]++;
         if (cuda_run_pass_strategy(&s, PASS_WCSPH_FORCES, strategy, &err))
             fail_msg("dim %d ndiv %d layout %d strategy %d: %s", dim, ndiv, lay, strategy, err.msg);
         read_forces(&s, got, n);
@@ -132,10 +139,13 @@ static void check_strategies(int dim, int ndiv, enum layout lay)
 static void strategies_match_oracle(void **state)
 {
     (void)state;
+    int ran[GS_COUNT] = {0};
     for (int dim = 2; dim <= 3; ++dim)
         for (int ndiv = 1; ndiv <= 3; ++ndiv)
             for (int lay = UNIFORM; lay <= MOSTLY_EMPTY; ++lay)
-                check_strategies(dim, ndiv, (enum layout)lay);
+                check_strategies(dim, ndiv, (enum layout)lay, &ran);
+    for (int k = 0; k < GS_COUNT; ++k)
+        assert_true(ran[k] >= 12); /* every strategy on every uniform and mostly-empty layout at least */
 }
 
 /* ---- whole runs --------------------------------------------------------------------------------- */
@@ -172,11 +182,16 @@ static real *run(const backend *be, const char *method, const char *sort, long s
     return out;
 }
 
-/* After 200 steps (t ~ 0.03 s, the column just starting to fall) the positions of the CPU and GPU
- * runs differ by float rounding (fused multiply-adds, pow, CG dot products in another order)
- * amplified over the steps; they must stay within 1e-3 of the spacing (measured: see
- * docs/validation.md), far below the spacing that any physical difference would show at. */
-static void cpu_and_gpu_agree(const char *method)
+/* After 200 steps (t ~ 0.03 s, the column just starting to fall) the CPU and GPU runs differ by
+ * float rounding (fused multiply-adds, pow, CG dot products summed in another order) amplified
+ * over the steps. Positions must agree within 1e-3 of the spacing everywhere (measured on the
+ * H200: 2e-5 dp WCSPH, 8e-5 MPS, 2e-4 explicit MPS), far below anything physical. Velocities are
+ * compared in RMS over the particles: within 0.1% of the RMS speed for WCSPH and MPS (measured
+ * 2e-4 and 4e-5); explicit MPS within 5% (measured 3%): at t = 0.03 s its velocities are still of
+ * the size of the acoustic noise of its stiff number-density equation of state (gamma = 7), which
+ * turns a rounding difference in n into a pressure difference c0^2 rho0 times larger, while the
+ * positions, which integrate that noise away, agree to 2e-4 dp. */
+static void cpu_and_gpu_agree(const char *method, double velocity_tolerance)
 {
     size_t n_cpu, n_gpu;
     sim s;
@@ -184,22 +199,23 @@ static void cpu_and_gpu_agree(const char *method)
     real *gpu = run(&backend_cuda, method, "radix", 200, &n_gpu, &s);
     assert_int_equal(n_cpu, n_gpu);
     size_t n = s.p.n;
-    double dp = s.P.dp, worst = 0;
-    for (int a = 0; a < 2; ++a)
-        for (size_t i = 0; i < n; ++i)
-            worst = fmax(worst, fabs((double)cpu[(size_t)(PF_X + a) * n + i] - (double)gpu[(size_t)(PF_X + a) * n + i]));
-    double vworst = 0, vscale = 0;
+    double dp = s.P.dp, worst = 0, vdiff2 = 0, v2 = 0, vworst = 0;
     for (int a = 0; a < 2; ++a)
         for (size_t i = 0; i < n; ++i) {
-            vscale = fmax(vscale, fabs((double)cpu[(size_t)(PF_VX + a) * n + i]));
-            vworst = fmax(vworst, fabs((double)cpu[(size_t)(PF_VX + a) * n + i] - (double)gpu[(size_t)(PF_VX + a) * n + i]));
+            size_t kx = (size_t)(PF_X + a) * n + i, kv = (size_t)(PF_VX + a) * n + i;
+            worst = fmax(worst, fabs((double)cpu[kx] - (double)gpu[kx]));
+            double dv = (double)cpu[kv] - (double)gpu[kv];
+            vdiff2 += dv * dv;
+            v2 += (double)cpu[kv] * (double)cpu[kv];
+            vworst = fmax(vworst, fabs(dv));
         }
-    printf("%s: CPU vs GPU after 200 steps: positions differ by at most %.3g dp, velocities by %.3g of the "
-           "largest speed\n", method, worst / dp, vscale > 0 ? vworst / vscale : 0.0);
+    double vrel = v2 > 0 ? sqrt(vdiff2 / v2) : 0;
+    printf("%s: CPU vs GPU after 200 steps: positions differ by at most %.3g dp; velocities by %.3g of the RMS "
+           "speed in RMS (at most %.3g m/s)\n", method, worst / dp, vrel, vworst);
     if (!(worst <= 1e-3 * dp))
         fail_msg("%s: positions differ by %.3g dp (tolerance 1e-3 dp)", method, worst / dp);
-    if (!(vworst <= 1e-2 * vscale))
-        fail_msg("%s: velocities differ by %.3g of the largest speed (tolerance 1e-2)", method, vworst / vscale);
+    if (!(vrel <= velocity_tolerance))
+        fail_msg("%s: velocities differ by %.3g of the RMS speed (tolerance %.0e)", method, vrel, velocity_tolerance);
     sim_free(&s);
     free(cpu);
     free(gpu);
@@ -208,19 +224,19 @@ static void cpu_and_gpu_agree(const char *method)
 static void wcsph_cpu_gpu(void **state)
 {
     (void)state;
-    cpu_and_gpu_agree("wcsph");
+    cpu_and_gpu_agree("wcsph", 1e-3);
 }
 
 static void mps_cpu_gpu(void **state)
 {
     (void)state;
-    cpu_and_gpu_agree("mps");
+    cpu_and_gpu_agree("mps", 1e-3);
 }
 
 static void emps_cpu_gpu(void **state)
 {
     (void)state;
-    cpu_and_gpu_agree("emps");
+    cpu_and_gpu_agree("emps", 5e-2);
 }
 
 static void radix_runs_bit_identical(void **state)
