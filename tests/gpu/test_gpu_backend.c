@@ -37,12 +37,14 @@ static double uniform01(unsigned long long *state)
     return (double)(*state >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* A WCSPH scene of a 1 m box (dp = 0.02 in 2D, 0.04 in 3D), whose particles are then moved to a
- * random layout with random velocities and densities. */
+/* A WCSPH scene of a 1 m box (dp = 0.02 in 2D, 0.06 in 3D), whose particles are then moved to a
+ * random layout with random velocities and densities: uniform over the box; clustered in four
+ * tight blobs (thousands of particles per cell); mostly empty: all in a corner of 9% of the box
+ * (about 200 particles in its fullest cells at ndiv 1). */
 static void make_random_sim(int dim, int ndiv, enum layout lay, scene *sc, sim *s)
 {
     char text[1024];
-    double dp = dim == 2 ? 0.02 : 0.04;
+    double dp = dim == 2 ? 0.02 : 0.06;
     snprintf(text, sizeof text,
              "simulation = { method = \"wcsph\"; dimension = %d; end_time = 1.0; };\n"
              "fluid = { gravity = %s; sound_speed = 20.0; };\n"
@@ -65,7 +67,7 @@ static void make_random_sim(int dim, int ndiv, enum layout lay, scene *sc, sim *
             if (lay == CLUSTERED) /* four blobs: distances of a fraction of dp */
                 u = 0.2 + 0.2 * (double)(i % 4) + 0.05 * (u - 0.5);
             else if (lay == MOSTLY_EMPTY) /* a corner of the box, the rest empty */
-                u = 0.1 * u;
+                u *= dim == 2 ? 0.3 : 0.45;
             x[a] = 0.999 * u;
         }
         for (int a = 0; a < 3; ++a) {
