@@ -40,7 +40,8 @@ static const char usage_main[] =
 
 static const char usage_run[] =
     "usage: sluice run SCENE.cfg [--out DIR] [--until T] [--steps N] [--backend cpu|cuda|auto]\n"
-    "                  [--threads N] [--quiet] [--restart CHECKPOINT]\n"
+    "                  [--threads N] [--quiet] [--restart CHECKPOINT] [--sort counting|radix]\n"
+    "                  [--strategy auto|par-part|par-cell|par-cell-sm|x-pencil]\n"
     "\n"
     "Runs the scene and writes snapshots (one HDF5 file per output time) and snapshots.xmf,\n"
     "which ParaView opens with File > Open.\n"
@@ -52,6 +53,8 @@ static const char usage_run[] =
     "  --threads N     OpenMP threads for the CPU backend (default: OMP_NUM_THREADS or all cores)\n"
     "  --quiet         no progress output\n"
     "  --restart FILE  continue the run of this scene from a checkpoint (DIR/checkpoint.bin)\n"
+    "  --sort S        CUDA backend: counting (fastest) or radix (bit-identical runs); overrides gpu.sort\n"
+    "  --strategy S    CUDA backend: interaction strategy of every neighbour pass; overrides gpu.strategy\n"
     "\n"
     "A checkpoint is written every output.checkpoint_every snapshots and at the end. Ctrl-C stops\n"
     "after the current step and writes a final snapshot and checkpoint (exit status 130).\n";
@@ -87,6 +90,7 @@ typedef struct cli_options {
     const char *out_dir;
     const char *backend;
     const char *restart;
+    const char *sort, *strategy; /* overrides of gpu.sort, gpu.strategy */
     double until;
     long steps;
     int threads;
@@ -162,6 +166,16 @@ static int parse_options(const char *cmd, const char *usage, const char *allowed
                 o->backend = v;
             } else if (strcmp(a, "--restart") == 0) {
                 o->restart = v;
+            } else if (strcmp(a, "--sort") == 0) {
+                if (strcmp(v, "counting") != 0 && strcmp(v, "radix") != 0)
+                    return usage_error(cmd, "--sort '%s' is unknown (accepted: counting, radix)", v);
+                o->sort = v;
+            } else if (strcmp(a, "--strategy") == 0) {
+                if (strcmp(v, "auto") != 0 && strcmp(v, "par-part") != 0 && strcmp(v, "par-cell") != 0 &&
+                    strcmp(v, "par-cell-sm") != 0 && strcmp(v, "x-pencil") != 0)
+                    return usage_error(cmd, "--strategy '%s' is unknown (accepted: auto, par-part, par-cell, "
+                                            "par-cell-sm, x-pencil)", v);
+                o->strategy = v;
             } else if (strcmp(a, "--threads") == 0) {
                 if (!parse_long(v, 1, 4096, &lv))
                     return usage_error(cmd, "--threads '%s' is not a whole number in 1..4096", v);
@@ -199,6 +213,14 @@ static int open_scene(const cli_options *o, scene *sc, sim *s)
         fprintf(stderr, "%s\n", err.msg);
         return rc;
     }
+    if (o->sort)
+        sc->gpu_sort = strcmp(o->sort, "radix") == 0 ? GPU_SORT_NAME_RADIX : GPU_SORT_NAME_COUNTING;
+    if (o->strategy) {
+        static const char *const names[] = {"auto", "par-part", "par-cell", "par-cell-sm", "x-pencil"};
+        for (int k = 0; k < 5; ++k)
+            if (strcmp(o->strategy, names[k]) == 0)
+                sc->gpu_strategy = (enum gpu_strategy_name)k;
+    }
     rc = sim_create(s, sc, be, &err);
     if (rc) {
         fprintf(stderr, "%s\n", err.msg);
@@ -210,7 +232,7 @@ static int open_scene(const cli_options *o, scene *sc, sim *s)
 static int cmd_run(int argc, char **argv)
 {
     cli_options o;
-    int rc = parse_options("run", usage_run, "--out --until --steps --backend --threads --quiet --restart", argc,
+    int rc = parse_options("run", usage_run, "--out --until --steps --backend --threads --quiet --restart --sort --strategy", argc,
                            argv, &o);
     if (rc)
         return rc < 0 ? 0 : rc;

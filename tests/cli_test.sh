@@ -43,6 +43,20 @@ done
 
 # bad usage: exit 2, one line on stderr
 check "no command" 2 "$exe"
+
+# bench on the CPU: a small box, the table and the phases; bad options are exit 2
+check "bench --help" 0 "$exe" bench --help
+expect_in "bench --help" "$work/out" "usage: sluice bench"
+check "bench box" 0 "$exe" bench --backend cpu --case box --particles 3000 --steps 2 --threads 1
+expect_in "bench box" "$work/out" "particle-steps/s"
+expect_in "bench box" "$work/out" "wcsph.forces"
+expect_in "bench box" "$work/out" "host bytes per particle"
+check "bench emps" 0 "$exe" bench --backend cpu --case box --method emps --particles 2000 --steps 2 --threads 1
+expect_in "bench emps" "$work/out" "mps.density"
+check "bench bad case" 2 "$exe" bench --case lake
+expect_in "bench bad case" "$work/err" "accepted: dambreak3d, box"
+check "bench bad counts" 2 "$exe" bench --particles 1e6,x
+check "bench bad strategy" 2 "$exe" bench --backend cpu --case box --particles 2000 --strategy fastest
 check "unknown command" 2 "$exe" frobnicate
 expect_in "unknown command" "$work/err" "unknown command 'frobnicate'"
 check "run without scene" 2 "$exe" run
