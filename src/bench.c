@@ -146,25 +146,20 @@ static int parse_bench_options(int argc, char **argv, bench_options *o)
 /* Applies the command line to a loaded scene. */
 static int override_scene(scene *sc, const bench_options *o)
 {
-    static const char *const strategies[] = {"auto", "par-part", "par-cell", "par-cell-sm", "x-pencil"};
     if (o->method)
         snprintf(sc->method, sizeof sc->method, "%s", o->method);
     if (o->strategy) {
-        int found = 0;
-        for (int k = 0; k < 5; ++k)
-            if (strcmp(o->strategy, strategies[k]) == 0) {
-                sc->gpu_strategy = (enum gpu_strategy_name)k;
-                found = 1;
-            }
-        if (!found)
+        int k = scene_gpu_strategy_parse(o->strategy);
+        if (k >= 0)
+            sc->gpu_strategy = (enum gpu_strategy_name)k;
+        else
             return bench_usage_error("--strategy '%s' is unknown (accepted: auto, par-part, par-cell, par-cell-sm, "
                                      "x-pencil)", o->strategy);
     }
     if (o->sort) {
-        if (strcmp(o->sort, "counting") == 0)
-            sc->gpu_sort = GPU_SORT_NAME_COUNTING;
-        else if (strcmp(o->sort, "radix") == 0)
-            sc->gpu_sort = GPU_SORT_NAME_RADIX;
+        int k = scene_gpu_sort_parse(o->sort);
+        if (k >= 0)
+            sc->gpu_sort = (enum gpu_sort_kind_name)k;
         else
             return bench_usage_error("--sort '%s' is unknown (accepted: counting, radix)", o->sort);
     }

@@ -167,12 +167,11 @@ static int parse_options(const char *cmd, const char *usage, const char *allowed
             } else if (strcmp(a, "--restart") == 0) {
                 o->restart = v;
             } else if (strcmp(a, "--sort") == 0) {
-                if (strcmp(v, "counting") != 0 && strcmp(v, "radix") != 0)
+                if (scene_gpu_sort_parse(v) < 0)
                     return usage_error(cmd, "--sort '%s' is unknown (accepted: counting, radix)", v);
                 o->sort = v;
             } else if (strcmp(a, "--strategy") == 0) {
-                if (strcmp(v, "auto") != 0 && strcmp(v, "par-part") != 0 && strcmp(v, "par-cell") != 0 &&
-                    strcmp(v, "par-cell-sm") != 0 && strcmp(v, "x-pencil") != 0)
+                if (scene_gpu_strategy_parse(v) < 0)
                     return usage_error(cmd, "--strategy '%s' is unknown (accepted: auto, par-part, par-cell, "
                                             "par-cell-sm, x-pencil)", v);
                 o->strategy = v;
@@ -214,13 +213,9 @@ static int open_scene(const cli_options *o, scene *sc, sim *s)
         return rc;
     }
     if (o->sort)
-        sc->gpu_sort = strcmp(o->sort, "radix") == 0 ? GPU_SORT_NAME_RADIX : GPU_SORT_NAME_COUNTING;
-    if (o->strategy) {
-        static const char *const names[] = {"auto", "par-part", "par-cell", "par-cell-sm", "x-pencil"};
-        for (int k = 0; k < 5; ++k)
-            if (strcmp(o->strategy, names[k]) == 0)
-                sc->gpu_strategy = (enum gpu_strategy_name)k;
-    }
+        sc->gpu_sort = (enum gpu_sort_kind_name)scene_gpu_sort_parse(o->sort);
+    if (o->strategy)
+        sc->gpu_strategy = (enum gpu_strategy_name)scene_gpu_strategy_parse(o->strategy);
     rc = sim_create(s, sc, be, &err);
     if (rc) {
         fprintf(stderr, "%s\n", err.msg);

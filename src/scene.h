@@ -154,6 +154,11 @@ void scene_visit_keys(const scene *sc, void (*fn)(const scene_value *v, void *ct
 /* Name tables shared by the loader, `sluice check` and the snapshot attributes. */
 const char *scene_kernel_name(enum kernel_kind k);
 const char *scene_integrator_name(enum integrator_kind k);
+
+/* The gpu.strategy / gpu.sort value of a name as written in scene files, or -1 (the command line's
+ * --strategy and --sort use them). */
+int scene_gpu_strategy_parse(const char *name);
+int scene_gpu_sort_parse(const char *name);
 const char *scene_viscosity_name(enum viscosity_kind k);
 
 #endif

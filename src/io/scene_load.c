@@ -1590,3 +1590,21 @@ const char *scene_viscosity_name(enum viscosity_kind k)
 {
     return (unsigned)k < sizeof viscosity_names / sizeof viscosity_names[0] - 1 ? viscosity_names[k] : "unknown";
 }
+
+static int name_index(const char *const *names, const char *name)
+{
+    for (int k = 0; names[k]; ++k)
+        if (strcmp(names[k], name) == 0)
+            return k;
+    return -1;
+}
+
+int scene_gpu_strategy_parse(const char *name)
+{
+    return name_index(gpu_strategy_names, name);
+}
+
+int scene_gpu_sort_parse(const char *name)
+{
+    return name_index(gpu_sort_names, name);
+}
