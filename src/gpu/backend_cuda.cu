@@ -279,29 +279,56 @@ __global__ void k_cell_stats(const int32_t *cell_start, int64_t ncells, int32_t 
     }
 }
 
+/* Runs launch(arg) `reps` times between events and gives the fastest time after the first (a
+ * warm-up), in ms: how the automatic choices of scan and strategy measure. */
+static int time_best_of(cuda_sim *st, int reps, int (*launch)(void *arg, sl_err *err), void *arg, float *best,
+                        sl_err *err)
+{
+    *best = INFINITY;
+    for (int rep = 0; rep < reps; ++rep) {
+        GPU_TRY(cudaEventRecord(st->ev_start), err);
+        int rc = launch(arg, err);
+        if (rc)
+            return rc;
+        GPU_TRY(cudaEventRecord(st->ev_stop), err);
+        GPU_TRY(cudaEventSynchronize(st->ev_stop), err);
+        float ms;
+        GPU_TRY(cudaEventElapsedTime(&ms, st->ev_start, st->ev_stop), err);
+        if (rep > 0 && ms < *best)
+            *best = ms;
+    }
+    return SL_OK;
+}
+
+typedef struct scan_trial {
+    cuda_sim *st;
+    size_t n;
+    gpu_scan_kind kind;
+} scan_trial;
+
+static int launch_scan_trial(void *arg, sl_err *err)
+{
+    scan_trial *t = (scan_trial *)arg;
+    return gpu_exclusive_scan_i32(t->st->cell_start, t->st->cell_start, t->n, t->kind, &t->st->scratch, err);
+}
+
 /* auto scan: time both on the live cell count once and keep the faster. */
 static int choose_scan(sim *s, sl_err *err)
 {
     cuda_sim *st = state_of(s);
     if (st->scan_chosen)
         return SL_OK;
-    size_t n = (size_t)s->g.ncells + 2;
     float best = INFINITY;
     gpu_scan_kind kinds[2] = {GPU_SCAN_BLOCKED, GPU_SCAN_CUB};
     for (int k = 0; k < 2; ++k) {
-        for (int rep = 0; rep < 4; ++rep) { /* the first call warms up */
-            GPU_TRY(cudaEventRecord(st->ev_start), err);
-            int rc = gpu_exclusive_scan_i32(st->cell_start, st->cell_start, n, kinds[k], &st->scratch, err);
-            if (rc)
-                return rc;
-            GPU_TRY(cudaEventRecord(st->ev_stop), err);
-            GPU_TRY(cudaEventSynchronize(st->ev_stop), err);
-            float ms;
-            GPU_TRY(cudaEventElapsedTime(&ms, st->ev_start, st->ev_stop), err);
-            if (rep > 0 && ms < best) {
-                best = ms;
-                st->scan = kinds[k];
-            }
+        scan_trial trial = {st, (size_t)s->g.ncells + 2, kinds[k]};
+        float ms;
+        int rc = time_best_of(st, 4, launch_scan_trial, &trial, &ms, err);
+        if (rc)
+            return rc;
+        if (ms < best) {
+            best = ms;
+            st->scan = kinds[k];
         }
     }
     st->scan_chosen = 1;
@@ -379,6 +406,19 @@ static pass_choice *choice_for(cuda_sim *st, int id)
     return c;
 }
 
+typedef struct pass_trial {
+    const pass_ctx *c;
+    const launch_geom *g;
+    int pass_id, strategy;
+    int32_t n;
+} pass_trial;
+
+static int launch_pass_trial(void *arg, sl_err *err)
+{
+    pass_trial *t = (pass_trial *)arg;
+    return gpu_launch_pass(t->pass_id, t->strategy, t->c, t->n, t->g, err);
+}
+
 /* Times every valid strategy on the live state (the pass is repeatable) and keeps the fastest. */
 static int measure(sim *s, const pass *ps, size_t n, pass_choice *ch, sl_err *err)
 {
@@ -392,19 +432,11 @@ static int measure(sim *s, const pass *ps, size_t n, pass_choice *ch, sl_err *er
     for (int k = 0; k < GS_COUNT; ++k) {
         if (!gpu_strategy_valid(ps->id, k, (int32_t)n, &g))
             continue;
-        float t = INFINITY;
-        for (int rep = 0; rep < 3; ++rep) { /* the first warms up */
-            GPU_TRY(cudaEventRecord(st->ev_start), err);
-            int rc = gpu_launch_pass(ps->id, k, &c, (int32_t)n, &g, err);
-            if (rc)
-                return rc;
-            GPU_TRY(cudaEventRecord(st->ev_stop), err);
-            GPU_TRY(cudaEventSynchronize(st->ev_stop), err);
-            float ms;
-            GPU_TRY(cudaEventElapsedTime(&ms, st->ev_start, st->ev_stop), err);
-            if (rep > 0 && ms < t)
-                t = ms;
-        }
+        pass_trial trial = {&c, &g, ps->id, k, (int32_t)n};
+        float t;
+        int rc = time_best_of(st, 3, launch_pass_trial, &trial, &t, err);
+        if (rc)
+            return rc;
         if (used < (int)sizeof line)
             used += snprintf(line + used, sizeof line - (size_t)used, " %s %.3f ms", gpu_strategy_label(k), t);
         if (t < best) {
