@@ -157,7 +157,26 @@ int viz_open(viz **out, const sim *s, const viz_options *o, sl_err *err)
         return rc;
     }
     int ortho = v->cfg.projection == VIZ_PROJ_ORTHOGRAPHIC || (v->cfg.projection == VIZ_PROJ_AUTO && v->dim == 2);
-    viz_camera_init(&v->cam, v->dim, ortho, s->domain_min, s->domain_max, v->cfg.yaw, v->cfg.pitch);
+    /* The initial view fits the particles of the start (the domain box has margins). */
+    double lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) {
+        lo[a] = HUGE_VAL;
+        hi[a] = -HUGE_VAL;
+    }
+    for (size_t i = 0; i < s->p.n; ++i)
+        for (int a = 0; a < v->dim; ++a) {
+            double x = s->p.f[PF_X + a][i];
+            if (x >= s->domain_min[a] && x <= s->domain_max[a]) {
+                lo[a] = fmin(lo[a], x);
+                hi[a] = fmax(hi[a], x);
+            }
+        }
+    for (int a = 0; a < 3; ++a)
+        if (!(lo[a] <= hi[a])) {
+            lo[a] = a < v->dim ? s->domain_min[a] : 0;
+            hi[a] = a < v->dim ? s->domain_max[a] : 0;
+        }
+    viz_camera_init(&v->cam, v->dim, ortho, lo, hi, v->cfg.yaw, v->cfg.pitch);
     if (v->ctx.win && o->window)
         viz_input_attach(&v->in, v->ctx.win);
     v->rate_wall = v->last_title = now();
