@@ -51,7 +51,8 @@ __global__ static void fill_kernel(vertex *out, gpu_viz_source src, unsigned int
             v = (float)t;
         } else if (src.mode == GPU_VIZ_MAGNITUDE) {
             float a = (float)src.val[i], b = (float)src.val_y[i], c = src.val_z ? (float)src.val_z[i] : 0.0f;
-            v = sqrtf(a * a + b * b + c * c);
+            /* rounded like the host's (a a + b b) + c c: no contraction into FMAs, so both paths agree */
+            v = sqrtf(__fadd_rn(__fadd_rn(__fmul_rn(a, a), __fmul_rn(b, b)), __fmul_rn(c, c)));
         } else {
             v = (float)src.val[i];
         }
