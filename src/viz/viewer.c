@@ -78,6 +78,8 @@ struct viz {
     long next_frame;           /* index of the next --frames image */
     long frames_written;
     long shots;
+    double t_fill, t_draw, t_png; /* wall seconds spent filling, drawing (+ showing or reading back), encoding */
+    long n_fill, n_draw;
     char describe[2400];
 };
 
@@ -209,9 +211,17 @@ long viz_frames_written(const viz *v)
 
 const char *viz_describe(viz *v)
 {
-    snprintf(v->describe, sizeof v->describe, "viewer: OpenGL on %s through %s%s%s%s", v->ctx.renderer, v->ctx.how,
-             v->fill.used_gpu ? "; vertices written on the GPU (CUDA-OpenGL interop)" : "",
-             v->fill.note[0] ? "; " : "", v->fill.note);
+    int n = snprintf(v->describe, sizeof v->describe, "viewer: OpenGL on %s through %s%s%s%s", v->ctx.renderer,
+                     v->ctx.how, v->fill.used_gpu ? "; vertices written on the GPU (CUDA-OpenGL interop)" : "",
+                     v->fill.note[0] ? "; " : "", v->fill.note);
+    long images = v->frames_drawn + v->frames_written;
+    if (n > 0 && (size_t)n < sizeof v->describe && images > 0)
+        snprintf(v->describe + n, sizeof v->describe - (size_t)n,
+                 "\nviewer: %ld window frames, %ld PNG frames; per image: vertex fill %.2f ms, drawing %.2f ms, "
+                 "PNG %.2f ms",
+                 v->frames_drawn, v->frames_written, v->n_fill ? 1e3 * v->t_fill / (double)v->n_fill : 0.0,
+                 v->n_draw ? 1e3 * v->t_draw / (double)v->n_draw : 0.0,
+                 v->frames_written ? 1e3 * v->t_png / (double)v->frames_written : 0.0);
     return v->describe;
 }
 
@@ -221,7 +231,10 @@ static int ensure_filled(viz *v, sim *s, sl_err *err)
 {
     if (v->filled_step == s->step && v->filled_field == v->field)
         return SL_OK;
+    double t0 = now();
     SL_TRY(viz_fill(&v->fill, &v->r, s, v->field, v->range, err));
+    v->t_fill += now() - t0;
+    v->n_fill++;
     v->filled_step = s->step;
     v->filled_field = v->field;
     return SL_OK;
@@ -313,6 +326,7 @@ static void draw_overlay(viz *v, const sim *s, const viz_target *t, float lo, fl
 static int draw(viz *v, sim *s, viz_target *t, int live, sl_err *err)
 {
     SL_TRY(ensure_filled(v, s, err));
+    double t0 = now();
     viz_style st;
     memset(&st, 0, sizeof st);
     viz_camera_matrices(&v->cam, (double)t->w / (double)t->h, st.view, st.proj);
@@ -324,6 +338,8 @@ static int draw(viz *v, sim *s, viz_target *t, int live, sl_err *err)
     memcpy(st.background, BACKGROUND, sizeof st.background);
     viz_renderer_draw(&v->r, t, &st);
     draw_overlay(v, s, t, st.vmin, st.vmax, live);
+    v->t_draw += now() - t0; /* the GL work itself is finished by the read-back or the swap */
+    v->n_draw++;
     return viz_gl_check("drawing", err);
 }
 
@@ -337,8 +353,13 @@ static int save_png(viz *v, const viz_target *t, const char *path, sl_err *err)
         v->rgb = p;
         v->rgb_cap = need;
     }
+    double t0 = now();
     viz_target_read_rgb(t, v->rgb);
-    return viz_png_write(path, v->rgb, t->w, t->h, err);
+    v->t_draw += now() - t0;
+    t0 = now();
+    int rc = viz_png_write(path, v->rgb, t->w, t->h, err);
+    v->t_png += now() - t0;
+    return rc;
 }
 
 /* --frames: an image at every frame time reached (the first state at or after it). */
@@ -384,7 +405,9 @@ static int draw_window(viz *v, sim *s, sl_err *err)
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
     glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    double t0 = now();
     glfwSwapBuffers(v->ctx.win);
+    v->t_draw += now() - t0;
     v->frames_drawn++;
     double t = now();
     v->last_draw = t;
@@ -451,7 +474,7 @@ static int after_step(void *ctx, sim *s, sl_err *err)
     SL_TRY(handle_input(v, s, &changed, err));
     if (v->paused || v->last_draw < 0 || now() - v->last_draw >= FRAME_INTERVAL)
         SL_TRY(draw_window(v, s, err));
-    while (v->paused && !v->quit && !v->step_once) {
+    while (v->paused && !v->quit && !v->step_once && !engine_signal_pending()) {
         glfwWaitEventsTimeout(0.25);
         SL_TRY(handle_input(v, s, &changed, err));
         if (changed || v->step_once)
