@@ -8,6 +8,7 @@ exe=$1
 check_png=$2
 src=$3
 work=$(mktemp -d /tmp/sluice_viz_XXXXXX)
+# KEEP=1 keeps the work directory for a look at the frames.
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fails=0
