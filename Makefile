@@ -6,8 +6,11 @@ SCENE      ?= scenes/dam_break_2d.cfg
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 
-# Debian 12 / Ubuntu 24.04 packages the build and the tests need.
-DEB_PACKAGES = build-essential cmake pkg-config libhdf5-dev libconfig-dev libcmocka-dev
+# Debian 12 / Ubuntu 24.04 packages the build and the tests need. The viewer: GLFW, libepoxy, libpng,
+# the GL/EGL headers; its tests: Xvfb and Mesa (llvmpipe: OpenGL 3.3 core under Xvfb and through EGL).
+DEB_PACKAGES = build-essential cmake pkg-config libhdf5-dev libconfig-dev libcmocka-dev \
+               libglfw3-dev libepoxy-dev libpng-dev libgl-dev libegl-dev \
+               xvfb xauth libgl1-mesa-dri libegl-mesa0 libglx-mesa0
 
 
 .PHONY: all deps configure build run test clean
@@ -18,7 +21,7 @@ deps:
 	@bash tools/install-deps.sh $(DEB_PACKAGES)
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSLUICE_VIEWER=ON $(CMAKE_ARGS)
 
 configure: deps $(BUILD)/CMakeCache.txt
 

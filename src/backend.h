@@ -33,6 +33,15 @@ typedef struct cg_problem {
     int converged;
 } cg_problem;
 
+/* Device addresses of the particle state, for the viewer's CUDA-OpenGL path: the core fields
+ * PF_X..PF_P of particles.h (`real` each) and the type array, in the backend's current order, valid
+ * until the next step. */
+typedef struct backend_device_view {
+    const void *field[8];
+    const unsigned char *type;
+    size_t n;
+} backend_device_view;
+
 typedef struct backend {
     const char *name;
     /* Sorts the particles into the neighbour grid (every particle array is reordered). */
@@ -48,6 +57,10 @@ typedef struct backend {
      * sim_sync_host() / sim_sync_device() rather than calling these. */
     void (*to_host)(struct sim *s);
     int (*to_device)(struct sim *s, sl_err *err);
+    /* Fills *out with the device addresses of the particle state and returns 1; NULL (or a return
+     * of 0) where the host arrays are the state. The viewer then writes its vertex buffer on the
+     * device (src/gpu/viz_interop.cu) instead of copying through the host. */
+    int (*device_view)(struct sim *s, backend_device_view *out);
     /* Releases what the backend allocated for s (may be NULL). */
     void (*release)(struct sim *s);
 } backend;

@@ -11,6 +11,9 @@
 #ifdef SLUICE_HAVE_CUDA
 #include "gpu/gpu_info.h"
 #endif
+#ifdef SLUICE_HAVE_VIEWER
+#include "viz/viz.h"
+#endif
 
 #include <errno.h>
 #include <math.h>
@@ -42,6 +45,7 @@ static const char usage_run[] =
     "usage: sluice run SCENE.cfg [--out DIR] [--until T] [--steps N] [--backend cpu|cuda|auto]\n"
     "                  [--threads N] [--quiet] [--restart CHECKPOINT] [--sort counting|radix]\n"
     "                  [--strategy auto|par-part|par-cell|par-cell-sm|x-pencil]\n"
+    "                  [--view] [--frames DIR [--frame-every DT]] [--field F] [--size WxH] [--max-frames N]\n"
     "\n"
     "Runs the scene and writes snapshots (one HDF5 file per output time) and snapshots.xmf,\n"
     "which ParaView opens with File > Open.\n"
@@ -55,6 +59,13 @@ static const char usage_run[] =
     "  --restart FILE  continue the run of this scene from a checkpoint (DIR/checkpoint.bin)\n"
     "  --sort S        CUDA backend: counting (fastest) or radix (bit-identical runs); overrides gpu.sort\n"
     "  --strategy S    CUDA backend: interaction strategy of every neighbour pass; overrides gpu.strategy\n"
+    "  --view          watch the run in a window (keys: h help, space pause, q quit); docs/viewer.md\n"
+    "  --frames DIR    render PNG frames offscreen (no window needed) into DIR\n"
+    "  --frame-every DT  simulated seconds between frames (default viewer.frame_every, else\n"
+    "                  output.interval)\n"
+    "  --field F       colour by velocity, pressure, density or type (default viewer.field)\n"
+    "  --size WxH      window and frame size in pixels (default viewer.width x viewer.height)\n"
+    "  --max-frames N  with --view: end the run cleanly after N drawn frames (scripted runs)\n"
     "\n"
     "A checkpoint is written every output.checkpoint_every snapshots and at the end. Ctrl-C stops\n"
     "after the current step and writes a final snapshot and checkpoint (exit status 130).\n";
@@ -95,6 +106,13 @@ typedef struct cli_options {
     long steps;
     int threads;
     int quiet;
+    /* viewer */
+    int view;
+    const char *frames_dir;
+    double frame_every;
+    long max_frames;
+    int field;
+    int width, height;
 } cli_options;
 
 static int parse_double(const char *s, double *out)
@@ -138,6 +156,8 @@ static int parse_options(const char *cmd, const char *usage, const char *allowed
     o->until = -1;
     o->steps = -1;
     o->backend = "auto";
+    o->frame_every = -1;
+    o->field = -1;
     for (int k = 2; k < argc; ++k) {
         const char *a = argv[k];
         if (is_help(a)) {
@@ -147,7 +167,7 @@ static int parse_options(const char *cmd, const char *usage, const char *allowed
         if (a[0] == '-' && a[1] == '-') {
             if (!option_allowed(allowed, a))
                 return usage_error(cmd, "unknown option '%s'", a);
-            int needs_value = strcmp(a, "--quiet") != 0;
+            int needs_value = strcmp(a, "--quiet") != 0 && strcmp(a, "--view") != 0;
             if (needs_value && k + 1 >= argc)
                 return usage_error(cmd, "option '%s' needs a value", a);
             const char *v = needs_value ? argv[++k] : NULL;
@@ -181,6 +201,29 @@ static int parse_options(const char *cmd, const char *usage, const char *allowed
                 o->threads = (int)lv;
             } else if (strcmp(a, "--quiet") == 0) {
                 o->quiet = 1;
+            } else if (strcmp(a, "--view") == 0) {
+                o->view = 1;
+            } else if (strcmp(a, "--frames") == 0) {
+                if (!*v)
+                    return usage_error(cmd, "--frames needs a directory name%s", "");
+                o->frames_dir = v;
+            } else if (strcmp(a, "--frame-every") == 0) {
+                if (!parse_double(v, &o->frame_every) || !(o->frame_every > 0))
+                    return usage_error(cmd, "--frame-every '%s' is not a time > 0 in seconds", v);
+            } else if (strcmp(a, "--max-frames") == 0) {
+                if (!parse_long(v, 1, 1000000000L, &o->max_frames))
+                    return usage_error(cmd, "--max-frames '%s' is not a whole number >= 1", v);
+            } else if (strcmp(a, "--field") == 0) {
+                o->field = scene_viz_field_find(v);
+                if (o->field < 0)
+                    return usage_error(cmd, "--field '%s' is not a field (accepted: velocity, pressure, density, type)", v);
+            } else if (strcmp(a, "--size") == 0) {
+                char *end;
+                long w = strtol(v, &end, 10), h = (*end == 'x' || *end == 'X') ? strtol(end + 1, &end, 10) : -1;
+                if (*end || w < 64 || w > 8192 || h < 64 || h > 8192)
+                    return usage_error(cmd, "--size '%s' is not WIDTHxHEIGHT in pixels (accepted: 64..8192 each, e.g. 1280x720)", v);
+                o->width = (int)w;
+                o->height = (int)h;
             }
         } else if (a[0] == '-' && a[1]) {
             return usage_error(cmd, "unknown option '%s'", a);
@@ -192,6 +235,17 @@ static int parse_options(const char *cmd, const char *usage, const char *allowed
     }
     if (!o->scene)
         return usage_error(cmd, "missing the scene file%s", "");
+    if (o->frame_every > 0 && !o->frames_dir)
+        return usage_error(cmd, "--frame-every needs --frames DIR%s", "");
+    if (o->max_frames > 0 && !o->view)
+        return usage_error(cmd, "--max-frames needs --view%s", "");
+    if ((o->field >= 0 || o->width > 0) && !o->view && !o->frames_dir)
+        return usage_error(cmd, "--field and --size need --view or --frames DIR%s", "");
+#ifndef SLUICE_HAVE_VIEWER
+    if (o->view || o->frames_dir)
+        return usage_error(cmd, "%s needs the viewer, which this build does not have (configure with "
+                           "-DSLUICE_VIEWER=ON; it needs GLFW, libepoxy and libpng)", o->view ? "--view" : "--frames");
+#endif
     if (o->threads > 0)
         omp_set_num_threads(o->threads);
     return SL_OK;
@@ -227,8 +281,10 @@ static int open_scene(const cli_options *o, scene *sc, sim *s)
 static int cmd_run(int argc, char **argv)
 {
     cli_options o;
-    int rc = parse_options("run", usage_run, "--out --until --steps --backend --threads --quiet --restart --sort --strategy", argc,
-                           argv, &o);
+    int rc = parse_options("run", usage_run,
+                           "--out --until --steps --backend --threads --quiet --restart --sort --strategy --view "
+                           "--frames --frame-every --field --size --max-frames",
+                           argc, argv, &o);
     if (rc)
         return rc < 0 ? 0 : rc;
     scene sc;
@@ -242,11 +298,38 @@ static int cmd_run(int argc, char **argv)
     run_options ro = {.out_dir = o.out_dir, .until = o.until, .max_steps = o.steps, .quiet = o.quiet, .restart = o.restart};
     run_summary sum;
     sl_err err;
+#ifdef SLUICE_HAVE_VIEWER
+    viz *v = NULL;
+    if (o.view || o.frames_dir) {
+        viz_options vo = {.window = o.view, .frames_dir = o.frames_dir, .frame_every = o.frame_every,
+                          .max_frames = o.max_frames, .field = o.field, .width = o.width, .height = o.height,
+                          .shot_dir = o.out_dir ? o.out_dir : sc.out_dir, .quiet = o.quiet};
+        rc = viz_open(&v, &s, &vo, &err);
+        if (rc) {
+            fprintf(stderr, "sluice: %s\n", err.msg);
+            sim_free(&s);
+            scene_free(&sc);
+            return rc;
+        }
+        ro.observers[ro.nobservers++] = viz_observer(v);
+    }
+#endif
     rc = engine_run(&s, &ro, &sum, &err);
+#ifdef SLUICE_HAVE_VIEWER
+    if (v) {
+        if (!o.quiet)
+            fprintf(stderr, "sluice: %s\n", viz_describe(v));
+        if (rc == SL_OK)
+            rc = viz_hold(v, &s, &err);
+        if (o.frames_dir && (rc == SL_OK || rc == SL_INTERRUPTED))
+            printf("frames: %ld PNG images in %s\n", viz_frames_written(v), o.frames_dir);
+        viz_close(v);
+    }
+#endif
     if (rc == SL_OK || rc == SL_INTERRUPTED) {
         printf("sluice: %s after %ld steps at t = %.6g s in %.1f s (%.3g particle-steps/s)\n",
-               rc == SL_OK ? "finished" : "stopped by signal", sum.steps, sum.sim_time, sum.wall_seconds,
-               sum.particle_steps_per_second);
+               rc == SL_INTERRUPTED ? "stopped by signal" : sum.quit ? "stopped from the viewer" : "finished",
+               sum.steps, sum.sim_time, sum.wall_seconds, sum.particle_steps_per_second);
         if (s.sch->summary) {
             char line[512];
             s.sch->summary(&s, line, sizeof line);

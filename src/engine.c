@@ -18,6 +18,11 @@ static void on_signal(int sig)
     stop_signal = sig;
 }
 
+int engine_signal_pending(void)
+{
+    return stop_signal != 0;
+}
+
 /* Derived numbers stored with every snapshot. */
 static int snapshot_write(io_series *series, sim *s, sl_err *err)
 {

@@ -46,4 +46,8 @@ typedef struct run_summary {
  * (same scene), bit for bit as if it had not stopped. */
 int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err);
 
+/* Whether SIGINT/SIGTERM arrived during engine_run: an observer that waits (the paused viewer)
+ * returns when it does, so the run can end cleanly. */
+int engine_signal_pending(void);
+
 #endif

@@ -62,6 +62,26 @@ typedef struct scene_mps {
     int gradient_stabilised;          /* MPS gradient with the minimum neighbour pressure */
 } scene_mps;
 
+/* The viewer (group `viewer`): what `sluice run --view` and `--frames` draw. */
+enum viz_field_kind { VIZ_FIELD_VELOCITY, VIZ_FIELD_PRESSURE, VIZ_FIELD_DENSITY, VIZ_FIELD_TYPE, VIZ_NFIELDS };
+enum viz_colormap_kind { VIZ_CMAP_VIRIDIS, VIZ_CMAP_MAGMA, VIZ_CMAP_PLASMA, VIZ_NCMAPS };
+enum viz_walls_kind { VIZ_WALLS_TRANSLUCENT, VIZ_WALLS_OPAQUE, VIZ_WALLS_HIDDEN };
+enum viz_projection_kind { VIZ_PROJ_AUTO, VIZ_PROJ_PERSPECTIVE, VIZ_PROJ_ORTHOGRAPHIC };
+
+typedef struct scene_viewer {
+    enum viz_field_kind field;       /* colour by */
+    enum viz_colormap_kind colormap;
+    double range_min, range_max;     /* fixed colour range of `field`; automatic when equal */
+    enum viz_walls_kind walls;       /* tank walls and obstacles */
+    int width, height;               /* window and frame size, pixels */
+    double particle_size;            /* sphere diameter in particle spacings */
+    double frame_every;              /* s between --frames images; 0 = output.interval */
+    enum viz_projection_kind projection; /* auto: orthographic in 2D, perspective in 3D */
+    double yaw, pitch;               /* degrees: 3D camera direction */
+    int overlay;                     /* text overlay (time, step, rates) */
+    int colorbar;
+} scene_viewer;
+
 /* Output field bits (output.fields). position and id are always written: ParaView needs the
  * geometry and the id gives the row order. */
 enum {
@@ -122,6 +142,8 @@ typedef struct scene {
     double out_interval;  /* s */
     unsigned out_fields;  /* OUT_* bits */
     int checkpoint_every; /* a checkpoint every N snapshots; 0: only at the end and on signals */
+
+    scene_viewer viewer;
 } scene;
 
 /* Sets every default (the values documented in docs/scene-files.md). */
@@ -160,5 +182,8 @@ const char *scene_integrator_name(enum integrator_kind k);
 int scene_gpu_strategy_parse(const char *name);
 int scene_gpu_sort_parse(const char *name);
 const char *scene_viscosity_name(enum viscosity_kind k);
+const char *scene_viz_field_name(enum viz_field_kind k);
+/* Index of a viewer field name ("velocity", "pressure", "density", "type"), or -1. */
+int scene_viz_field_find(const char *name);
 
 #endif

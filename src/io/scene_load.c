@@ -41,6 +41,10 @@ _Static_assert(sizeof(enum mps_weight_name) == sizeof(int), "enum mps_weight_nam
 _Static_assert(sizeof(enum mps_domain_kind) == sizeof(int), "enum mps_domain_kind is stored as an int");
 _Static_assert(sizeof(enum mps_source_kind) == sizeof(int), "enum mps_source_kind is stored as an int");
 _Static_assert(sizeof(enum geom_kind) == sizeof(int), "enum geom_kind is stored as an int");
+_Static_assert(sizeof(enum viz_field_kind) == sizeof(int), "enum viz_field_kind is stored as an int");
+_Static_assert(sizeof(enum viz_colormap_kind) == sizeof(int), "enum viz_colormap_kind is stored as an int");
+_Static_assert(sizeof(enum viz_walls_kind) == sizeof(int), "enum viz_walls_kind is stored as an int");
+_Static_assert(sizeof(enum viz_projection_kind) == sizeof(int), "enum viz_projection_kind is stored as an int");
 
 /* ---- key descriptors ------------------------------------------------------------------------ */
 
@@ -107,6 +111,10 @@ static const char *const mps_operator_names[] = {"mps", "lsmps", NULL};
 static const char *const mps_weight_names[] = {"ko", "quadratic", NULL}; /* enum mps_weight_name order */
 static const char *const mps_domain_names[] = {"spherical", "cubic", NULL};
 static const char *const mps_source_names[] = {"density", "mixed", NULL};
+static const char *const viz_field_names[] = {"velocity", "pressure", "density", "type", NULL};
+static const char *const viz_colormap_names[] = {"viridis", "magma", "plasma", NULL};
+static const char *const viz_walls_names[] = {"translucent", "opaque", "hidden", NULL};
+static const char *const viz_projection_names[] = {"auto", "perspective", "orthographic", NULL};
 /* Index i is the bit 1u << i of the OUT_* constants. */
 static const char *const field_names[] = {"position", "velocity", "pressure", "density", "type", "id", NULL};
 
@@ -239,7 +247,39 @@ static const key_desc output_keys[] = {
      .doc = "write checkpoint.bin every N snapshots (0: only at the end and on SIGINT/SIGTERM)"},
 };
 
+static const key_desc viewer_keys[] = {
+    {.name = "field", .type = KT_ENUM, .offset = S(viewer.field), .names = viz_field_names,
+     .def = {VIZ_FIELD_VELOCITY}, .units = "", .doc = "colour the fluid by velocity magnitude, pressure, density or particle type"},
+    {.name = "colormap", .type = KT_ENUM, .offset = S(viewer.colormap), .names = viz_colormap_names,
+     .def = {VIZ_CMAP_VIRIDIS}, .units = "", .doc = "perceptual colour map"},
+    {.name = "range_min", .type = KT_REAL, .offset = S(viewer.range_min), .lo = -1e30, .hi = 1e30,
+     .def = {0.0}, .units = "field units", .doc = "fixed colour range of `field` (with range_max); automatic when both are equal"},
+    {.name = "range_max", .type = KT_REAL, .offset = S(viewer.range_max), .lo = -1e30, .hi = 1e30,
+     .def = {0.0}, .units = "field units", .doc = "upper end of the fixed colour range"},
+    {.name = "walls", .type = KT_ENUM, .offset = S(viewer.walls), .names = viz_walls_names,
+     .def = {VIZ_WALLS_TRANSLUCENT}, .units = "", .doc = "how tank walls and obstacles are drawn"},
+    {.name = "width", .type = KT_INT, .offset = S(viewer.width), .lo = 64, .hi = 8192, .def = {1280},
+     .units = "pixels", .doc = "window and frame width"},
+    {.name = "height", .type = KT_INT, .offset = S(viewer.height), .lo = 64, .hi = 8192, .def = {720},
+     .units = "pixels", .doc = "window and frame height"},
+    {.name = "particle_size", .type = KT_REAL, .offset = S(viewer.particle_size), .lo = 0.05, .hi = 20,
+     .def = {1.0}, .units = "spacings", .doc = "diameter of the drawn spheres"},
+    {.name = "frame_every", .type = KT_REAL, .offset = S(viewer.frame_every), .lo = 0, .hi = NO_LIMIT,
+     .def = {0.0}, .units = "s", .doc = "simulated time between --frames images; 0 = output.interval"},
+    {.name = "projection", .type = KT_ENUM, .offset = S(viewer.projection), .names = viz_projection_names,
+     .def = {VIZ_PROJ_AUTO}, .units = "", .doc = "auto: orthographic in 2D, perspective in 3D"},
+    {.name = "yaw", .type = KT_REAL, .offset = S(viewer.yaw), .lo = -360, .hi = 360, .def = {-30.0},
+     .units = "degrees", .doc = "3D: camera direction about the vertical axis (0 = looking along +y)"},
+    {.name = "pitch", .type = KT_REAL, .offset = S(viewer.pitch), .lo = -89, .hi = 89, .def = {25.0},
+     .units = "degrees", .doc = "3D: camera elevation above the horizontal"},
+    {.name = "overlay", .type = KT_BOOL, .offset = S(viewer.overlay), .def = {1}, .units = "",
+     .doc = "text overlay with time, step, particles and rates"},
+    {.name = "colorbar", .type = KT_BOOL, .offset = S(viewer.colorbar), .def = {1}, .units = "",
+     .doc = "colour bar with its range"},
+};
+
 static int simulation_after(struct ctx *c, const config_setting_t *g);
+static int viewer_after(struct ctx *c, const config_setting_t *g);
 
 static const key_desc gpu_keys[] = {
     {.name = "sort", .type = KT_ENUM, .offset = S(gpu_sort), .names = gpu_sort_names,
@@ -264,6 +304,7 @@ static const group_desc groups[] = {
     {"geometry", geometry_keys, NKEYS(geometry_keys), 1, 1, "boxes of fluid, tanks and obstacles", NULL},
     {"output", output_keys, NKEYS(output_keys), 0, 0, "snapshots", NULL},
     {"gpu", gpu_keys, NKEYS(gpu_keys), 0, 0, "the CUDA backend", NULL},
+    {"viewer", viewer_keys, NKEYS(viewer_keys), 0, 0, "the live viewer and offscreen frames", viewer_after},
 };
 #define NGROUPS ((int)(sizeof groups / sizeof groups[0]))
 
@@ -1034,6 +1075,20 @@ static int simulation_after(ctx *c, const config_setting_t *g)
     return SL_OK;
 }
 
+static int viewer_after(ctx *c, const config_setting_t *g)
+{
+    const scene_viewer *v = &c->sc->viewer;
+    const config_setting_t *hi = g ? config_setting_get_member(g, "range_max") : NULL;
+    const config_setting_t *lo = g ? config_setting_get_member(g, "range_min") : NULL;
+    char a[40], b[40];
+    if (v->range_max < v->range_min)
+        return fail(c, line_of(hi ? hi : lo), hi ? "viewer.range_max" : "viewer.range_min",
+                    "range_max = %s is below range_min = %s (accepted: range_max > range_min for a fixed colour "
+                    "range, or both equal for an automatic one)",
+                    fmt_num(v->range_max, a, sizeof a), fmt_num(v->range_min, b, sizeof b));
+    return SL_OK;
+}
+
 /* The geometry list into sc->geom (freed by the caller on failure). */
 static int read_items(ctx *c, const group_desc *gd, const config_setting_t *list)
 {
@@ -1584,6 +1639,19 @@ const char *scene_integrator_name(enum integrator_kind k)
 {
     return (unsigned)k < sizeof integrator_names / sizeof integrator_names[0] - 1 ? integrator_names[k]
                                                                                  : "unknown";
+}
+
+const char *scene_viz_field_name(enum viz_field_kind k)
+{
+    return (unsigned)k < sizeof viz_field_names / sizeof viz_field_names[0] - 1 ? viz_field_names[k] : "unknown";
+}
+
+int scene_viz_field_find(const char *name)
+{
+    for (int i = 0; viz_field_names[i]; ++i)
+        if (strcmp(viz_field_names[i], name) == 0)
+            return i;
+    return -1;
 }
 
 const char *scene_viscosity_name(enum viscosity_kind k)
