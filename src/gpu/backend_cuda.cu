@@ -632,6 +632,20 @@ extern "C" int cuda_device_present(void)
     return count > 0;
 }
 
+/* The viewer's CUDA-OpenGL path reads the particles where they are. */
+static int cuda_device_view(sim *s, backend_device_view *out)
+{
+    const cuda_sim *st = state_of(s);
+    if (!st)
+        return 0;
+    for (int k = 0; k < 8; ++k)
+        out->field[k] = st->f[PF_X + k];
+    out->type = st->type;
+    out->n = s->p.n;
+    return 1;
+}
+
+/* C++ has designated initializers only from C++20: the order is that of struct backend. */
 extern "C" const backend backend_cuda = {
     "cuda",
     cuda_build_cells,
@@ -640,5 +654,6 @@ extern "C" const backend backend_cuda = {
     cuda_cg_solve,
     cuda_to_host,
     cuda_to_device,
+    cuda_device_view,
     cuda_release,
 };
