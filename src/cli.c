@@ -4,6 +4,7 @@
 
 #include "backend.h"
 #include "engine.h"
+#include "io/probes.h"
 #include "scene.h"
 #include "scene_build.h"
 #include "sim.h"
@@ -223,7 +224,24 @@ static int cmd_run(int argc, char **argv)
     run_options ro = {.out_dir = o.out_dir, .until = o.until, .max_steps = o.steps, .quiet = o.quiet, .restart = o.restart};
     run_summary sum;
     sl_err err;
+    /* A file that reaches the size limit (ulimit -f) fails its write with EFBIG, reported like a full
+     * disk, instead of SIGXFSZ killing the run without a word. */
+    signal(SIGXFSZ, SIG_IGN);
+    io_probes probes;
+    int have_probes = sc.probes.enabled;
+    if (have_probes) {
+        rc = io_probes_init(&probes, &sc, o.out_dir ? o.out_dir : sc.out_dir, o.restart != NULL, &err);
+        if (rc) {
+            fprintf(stderr, "sluice: %s\n", err.msg);
+            sim_free(&s);
+            scene_free(&sc);
+            return rc;
+        }
+        ro.observers[ro.nobservers++] = (engine_observer){&probes, io_probes_after_step};
+    }
     rc = engine_run(&s, &ro, &sum, &err);
+    if (have_probes)
+        io_probes_close(&probes);
     if (rc == SL_OK || rc == SL_INTERRUPTED) {
         printf("sluice: %s after %ld steps at t = %.6g s in %.1f s (%.3g particle-steps/s)\n",
                rc == SL_OK ? "finished" : "stopped by signal", sum.steps, sum.sim_time, sum.wall_seconds,
@@ -235,6 +253,8 @@ static int cmd_run(int argc, char **argv)
         }
         printf("output: %s (%d snapshots); open %s in ParaView\n", sum.out_dir, sum.snapshots, sum.xdmf);
         printf("checkpoint: %s (continue with --restart)\n", sum.checkpoint);
+        if (have_probes)
+            printf("probes: %s (%d rows)\n", probes.path, probes.rows);
     } else {
         fprintf(stderr, "sluice: %s\n", err.msg);
     }
