@@ -5,6 +5,7 @@
 #include "backend.h"
 #include "engine.h"
 #include "io/probes.h"
+#include "p2m_grid.h"
 #include "scene.h"
 #include "scene_build.h"
 #include "sim.h"
@@ -320,6 +321,29 @@ static int cmd_check(int argc, char **argv)
            dt > 0 ? sc.end_time / dt : 0.0, sc.end_time);
     int nsnap = (int)floor(sc.end_time / sc.out_interval + 1e-9) + 1;
     printf("%-16s%s every %g s (about %d snapshots)\n", "output", sc.out_dir, sc.out_interval, nsnap);
+    if (sc.probes.enabled)
+        printf("%-16s%s/probes.csv every %g s: %d pressure, %d gauges%s%s%s\n", "probes", sc.out_dir,
+               sc.probes.interval > 0 ? sc.probes.interval : sc.out_interval, sc.probes.npressure, sc.probes.ngauges,
+               sc.probes.front != FRONT_NONE ? ", front" : "", sc.probes.energy ? ", energy" : "",
+               strcmp(sc.method, "mps") == 0 ? ", CG" : "");
+    if (sc.grid.enabled) {
+        p2m_grid grid;
+        sl_err gerr;
+        if (p2m_grid_for_sim(&grid, &s, &gerr) != SL_OK) {
+            fprintf(stderr, "%s: %s\n", sc.path, gerr.msg);
+            sim_free(&s);
+            scene_free(&sc);
+            return SL_ERR_INPUT;
+        }
+        size_t nfluid = particles_count_type(&s.p, PT_FLUID);
+        printf("%-16s%d x %d", "grid", grid.L.n[0], grid.L.n[1]);
+        if (sc.dim == 3)
+            printf(" x %d", grid.L.n[2]);
+        printf(" nodes, spacing %g m, order %d; %.3g contributions per node: %s spreading\n", grid.L.spacing,
+               grid.L.order, p2m_contributions_per_node(&grid, nfluid),
+               p2m_pick(&grid, (int)sc.grid.method, nfluid) == P2M_MESH ? "mesh-based" : "particle-based");
+        p2m_grid_free(&grid);
+    }
     double bytes = (double)sim_memory_bytes(&s);
     print_bytes("memory", bytes);
     printf(" (%.0f bytes per particle)\n", s.p.n ? bytes / (double)s.p.n : 0.0);
