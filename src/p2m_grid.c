@@ -309,7 +309,7 @@ int p2m_spread(p2m_grid *g, const particles *p, real mass, int method, sl_err *e
 int p2m_grid_for_sim(p2m_grid *g, const sim *s, sl_err *err)
 {
     const scene_grid *sg = &s->sc->grid;
-    double spacing = sg->spacing > 0 ? sg->spacing : s->sc->dp;
+    double spacing = sg->spacing > 0 ? sg->spacing : 2.0 * s->sc->dp;
     return p2m_grid_init(g, s->sc->dim, sg->order, spacing, s->domain_min, s->domain_max, sg->fields, P2M_MAX_NODES,
                          err);
 }

@@ -61,7 +61,7 @@ int p2m_spread(p2m_grid *g, const particles *p, real mass, int method, sl_err *e
 
 struct sim;
 
-/* The grid of the scene's `grid` group over the simulation's domain (spacing 0: numerics.spacing). */
+/* The grid of the scene's `grid` group over the simulation's domain (spacing 0: 2 numerics.spacing). */
 int p2m_grid_for_sim(p2m_grid *g, const struct sim *s, sl_err *err);
 
 /* Spreads the simulation's fluid now, by the scene's grid.method (auto: p2m_pick). Host arrays must

@@ -101,7 +101,7 @@ enum grid_method { GRID_METHOD_AUTO, GRID_METHOD_PARTICLE, GRID_METHOD_MESH };
 
 typedef struct scene_grid {
     int enabled;        /* the group is in the file */
-    double spacing;     /* m; 0: numerics.spacing */
+    double spacing;     /* m; 0: 2 numerics.spacing */
     int order;          /* B-spline order p (1 nearest node .. 4 cubic) */
     unsigned fields;    /* GRID_* bits */
     enum grid_method method;

@@ -265,7 +265,7 @@ static const key_desc probes_keys[] = {
 static const key_desc grid_keys[] = {
     {.name = "spacing", .type = KT_REAL, .offset = S(grid.spacing), .lo = 0, .hi = 10,
      .flags = KF_LO_OPEN | KF_ZERO_OK, .def = {0.0}, .units = "m",
-     .doc = "distance between grid nodes (0: numerics.spacing)"},
+     .doc = "distance between grid nodes (0: twice numerics.spacing)"},
     {.name = "order", .type = KT_INT, .offset = S(grid.order), .lo = 1, .hi = 4, .def = {4}, .units = "",
      .doc = "B-spline order p: 1 nearest node, 2 linear, 3 quadratic, 4 cubic"},
     {.name = "fields", .type = KT_FLAGS, .offset = S(grid.fields), .names = grid_field_names, .def = {GRID_ALL},

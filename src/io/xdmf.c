@@ -32,31 +32,27 @@ static void put_escaped(FILE *f, const char *s)
 }
 
 /* One snapshot's /grid as a co-rectilinear mesh: Dimensions and the origin/spacing are slowest axis
- * first (z y x), as XDMF wants them. */
+ * first (z y x), as XDMF wants them. A 2D grid is written as a 3D one a single node thick (z = 0):
+ * ParaView's Xdmf3 readers load 2DCoRectMesh as an empty grid. */
 static void put_grid_mesh(FILE *f, const io_series_entry *e, const p2m_grid *g)
 {
     const p2m_layout *L = &g->L;
     const int rp = (int)sizeof(real);
     char dims[64], dims3[80];
-    if (L->dim == 3)
-        snprintf(dims, sizeof dims, "%d %d %d", L->n[2], L->n[1], L->n[0]);
-    else
-        snprintf(dims, sizeof dims, "%d %d", L->n[1], L->n[0]);
+    snprintf(dims, sizeof dims, "%d %d %d", L->dim == 3 ? L->n[2] : 1, L->n[1], L->n[0]);
     snprintf(dims3, sizeof dims3, "%s 3", dims);
+    double origin[3] = {L->origin[0], L->origin[1], L->dim == 3 ? L->origin[2] : 0.0};
     fputs("      <Grid Name=\"", f);
     put_escaped(f, e->file);
     fputs("\" GridType=\"Uniform\">\n", f);
     fprintf(f, "        <Time Value=\"%.17g\"/>\n", e->time);
-    fprintf(f, "        <Topology TopologyType=\"%dDCoRectMesh\" Dimensions=\"%s\"/>\n", L->dim, dims);
-    fprintf(f, "        <Geometry GeometryType=\"%s\">\n", L->dim == 3 ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY");
-    fprintf(f, "          <DataItem Dimensions=\"%d\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">", L->dim);
-    for (int a = L->dim - 1; a >= 0; --a)
-        fprintf(f, "%.17g%s", L->origin[a], a ? " " : "");
-    fputs("</DataItem>\n", f);
-    fprintf(f, "          <DataItem Dimensions=\"%d\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">", L->dim);
-    for (int a = L->dim - 1; a >= 0; --a)
-        fprintf(f, "%.17g%s", L->spacing, a ? " " : "");
-    fputs("</DataItem>\n        </Geometry>\n", f);
+    fprintf(f, "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"%s\"/>\n", dims);
+    fputs("        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n", f);
+    fprintf(f, "          <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">%.17g %.17g "
+               "%.17g</DataItem>\n", origin[2], origin[1], origin[0]);
+    fprintf(f, "          <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">%.17g %.17g "
+               "%.17g</DataItem>\n", L->spacing, L->spacing, L->spacing);
+    fputs("        </Geometry>\n", f);
     static const char *const names[] = {"density", "velocity", "pressure"};
     for (int k = 0; k < 3; ++k) {
         if (!(g->fields & (1u << k)))
