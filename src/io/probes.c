@@ -84,6 +84,9 @@ void io_probes_sample(const sim *s, double *values)
     }
     for (int g = 0; g < pr->ngauges; ++g)
         level[g] = -INFINITY;
+    /* The scene's SPH kernel, also for MPS (whose own weights are not normalised interpolants). */
+    double h = sc->h_factor * sc->dp;
+    real norm = (real)sph_kernel_norm(sc->kernel, dim, h), inv_h = (real)(1.0 / h), r2 = (real)(4.0 * h * h);
     /* One serial pass in particle order: a sample costs O(N) per probe, a few per thousand steps, and a
      * fixed order keeps the rows identical for any thread count and across a restart. */
     for (size_t i = 0; i < p->n; ++i) {
@@ -94,7 +97,7 @@ void io_probes_sample(const sim *s, double *values)
         real xv[3] = {x, y, z};
         for (int k = 0; k < pr->npressure; ++k) {
             const double *a = pr->pressure[k].at;
-            probe_pressure_add(P->kernel, P->kernel_norm, P->inv_h, P->r2_max, (real)a[0] - x, (real)a[1] - y,
+            probe_pressure_add(sc->kernel, norm, inv_h, r2, (real)a[0] - x, (real)a[1] - y,
                                dim == 3 ? (real)a[2] - z : R(0.0), P->mass, p->f[PF_RHO][i], p->f[PF_P][i], &sw[k],
                                &swp[k]);
         }

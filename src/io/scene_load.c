@@ -577,8 +577,7 @@ static void describe_accepted(const ctx *c, const key_desc *k, char *buf, size_t
         break;
     case KT_POINTS: {
         int nat = c->sc->dim - ((k->flags & KF_HORIZONTAL) ? 1 : 0);
-        const char *shape = nat == 1 ? "[x]" : nat == 2 ? ((k->flags & KF_HORIZONTAL) ? "[x, y]" : "[x, y]")
-                                                        : "[x, y, z]";
+        const char *shape = nat == 1 ? "[x]" : nat == 2 ? "[x, y]" : "[x, y, z]";
         snprintf(buf, n, "a list of at most %d items ( { name = \"...\"; at = %s; }, ... ), names of 1..%d "
                  "letters, digits, '_', '-' or '.'", SCENE_PROBES_MAX, shape, SCENE_PROBE_NAME_MAX - 1);
         break;
