@@ -5,6 +5,8 @@
 #include "backend.h"
 #include "bench.h"
 #include "engine.h"
+#include "io/probes.h"
+#include "p2m_grid.h"
 #include "scene.h"
 #include "scene_build.h"
 #include "sim.h"
@@ -298,6 +300,21 @@ static int cmd_run(int argc, char **argv)
     run_options ro = {.out_dir = o.out_dir, .until = o.until, .max_steps = o.steps, .quiet = o.quiet, .restart = o.restart};
     run_summary sum;
     sl_err err;
+    /* A file that reaches the size limit (ulimit -f) fails its write with EFBIG, reported like a full
+     * disk, instead of SIGXFSZ killing the run without a word. */
+    signal(SIGXFSZ, SIG_IGN);
+    io_probes probes;
+    int have_probes = sc.probes.enabled;
+    if (have_probes) {
+        rc = io_probes_init(&probes, &sc, o.out_dir ? o.out_dir : sc.out_dir, o.restart != NULL, &err);
+        if (rc) {
+            fprintf(stderr, "sluice: %s\n", err.msg);
+            sim_free(&s);
+            scene_free(&sc);
+            return rc;
+        }
+        ro.observers[ro.nobservers++] = (engine_observer){&probes, io_probes_after_step};
+    }
 #ifdef SLUICE_HAVE_VIEWER
     viz *v = NULL;
     if (o.view || o.frames_dir) {
@@ -307,6 +324,8 @@ static int cmd_run(int argc, char **argv)
         rc = viz_open(&v, &s, &vo, &err);
         if (rc) {
             fprintf(stderr, "sluice: %s\n", err.msg);
+            if (have_probes)
+                io_probes_close(&probes);
             sim_free(&s);
             scene_free(&sc);
             return rc;
@@ -326,6 +345,8 @@ static int cmd_run(int argc, char **argv)
         viz_close(v);
     }
 #endif
+    if (have_probes)
+        io_probes_close(&probes);
     if (rc == SL_OK || rc == SL_INTERRUPTED) {
         printf("sluice: %s after %ld steps at t = %.6g s in %.1f s (%.3g particle-steps/s)\n",
                rc == SL_INTERRUPTED ? "stopped by signal" : sum.quit ? "stopped from the viewer" : "finished",
@@ -337,6 +358,8 @@ static int cmd_run(int argc, char **argv)
         }
         printf("output: %s (%d snapshots); open %s in ParaView\n", sum.out_dir, sum.snapshots, sum.xdmf);
         printf("checkpoint: %s (continue with --restart)\n", sum.checkpoint);
+        if (have_probes)
+            printf("probes: %s (%d rows)\n", probes.path, probes.rows);
     } else {
         fprintf(stderr, "sluice: %s\n", err.msg);
     }
@@ -402,6 +425,29 @@ static int cmd_check(int argc, char **argv)
            dt > 0 ? sc.end_time / dt : 0.0, sc.end_time);
     int nsnap = (int)floor(sc.end_time / sc.out_interval + 1e-9) + 1;
     printf("%-16s%s every %g s (about %d snapshots)\n", "output", sc.out_dir, sc.out_interval, nsnap);
+    if (sc.probes.enabled)
+        printf("%-16s%s/probes.csv every %g s: %d pressure, %d gauges%s%s%s\n", "probes", sc.out_dir,
+               sc.probes.interval > 0 ? sc.probes.interval : sc.out_interval, sc.probes.npressure, sc.probes.ngauges,
+               sc.probes.front != FRONT_NONE ? ", front" : "", sc.probes.energy ? ", energy" : "",
+               strcmp(sc.method, "mps") == 0 ? ", CG" : "");
+    if (sc.grid.enabled) {
+        p2m_grid grid;
+        sl_err gerr;
+        if (p2m_grid_for_sim(&grid, &s, &gerr) != SL_OK) {
+            fprintf(stderr, "%s: %s\n", sc.path, gerr.msg);
+            sim_free(&s);
+            scene_free(&sc);
+            return SL_ERR_INPUT;
+        }
+        size_t nfluid = particles_count_type(&s.p, PT_FLUID);
+        printf("%-16s%d x %d", "grid", grid.L.n[0], grid.L.n[1]);
+        if (sc.dim == 3)
+            printf(" x %d", grid.L.n[2]);
+        printf(" nodes, spacing %g m, order %d; %.3g contributions per node: %s spreading\n", grid.L.spacing,
+               grid.L.order, p2m_contributions_per_node(&grid, nfluid),
+               p2m_pick(&grid, (int)sc.grid.method, nfluid) == P2M_MESH ? "mesh-based" : "particle-based");
+        p2m_grid_free(&grid);
+    }
     double bytes = (double)sim_memory_bytes(&s);
     print_bytes("memory", bytes);
     printf(" (%.0f bytes per particle)\n", s.p.n ? bytes / (double)s.p.n : 0.0);

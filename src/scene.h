@@ -94,6 +94,46 @@ enum {
     OUT_ALL = (1u << 6) - 1
 };
 
+/* Probes (group `probes`): sampled during the run into DIR/probes.csv (src/io/probes.c). */
+#define SCENE_PROBES_MAX 64      /* points per list */
+#define SCENE_PROBE_NAME_MAX 32  /* bytes of a probe name, NUL included */
+
+typedef struct scene_probe_point {
+    char name[SCENE_PROBE_NAME_MAX]; /* CSV column name: letters, digits, '_', '-', '.' */
+    double at[3];                    /* pressure: the point; gauge: the horizontal position (dim - 1 numbers) */
+    int line;                        /* of the item in the scene file */
+} scene_probe_point;
+
+/* Direction in which the surge front is tracked (probes.front). */
+enum probe_front { FRONT_NONE, FRONT_PLUS_X, FRONT_MINUS_X, FRONT_PLUS_Y, FRONT_MINUS_Y, FRONT_PLUS_Z, FRONT_MINUS_Z };
+
+typedef struct scene_probes {
+    int enabled;        /* the group is in the file */
+    double interval;    /* s; 0: output.interval */
+    int npressure, ngauges;
+    scene_probe_point pressure[SCENE_PROBES_MAX]; /* kernel-interpolated pressure at points */
+    scene_probe_point gauges[SCENE_PROBES_MAX];   /* water level on the vertical through a point */
+    enum probe_front front;
+    int energy;         /* total mass, kinetic and potential energy of the fluid */
+} scene_probes;
+
+/* Gridded fields (group `grid`): particle-to-mesh spreading into every snapshot (src/p2m_grid.c). */
+enum {
+    GRID_DENSITY = 1u << 0,
+    GRID_VELOCITY = 1u << 1,
+    GRID_PRESSURE = 1u << 2,
+    GRID_ALL = (1u << 3) - 1
+};
+enum grid_method { GRID_METHOD_AUTO, GRID_METHOD_PARTICLE, GRID_METHOD_MESH };
+
+typedef struct scene_grid {
+    int enabled;        /* the group is in the file */
+    double spacing;     /* m; 0: 2 numerics.spacing */
+    int order;          /* B-spline order p (1 nearest node .. 4 cubic) */
+    unsigned fields;    /* GRID_* bits */
+    enum grid_method method;
+} scene_grid;
+
 typedef struct scene {
     char path[SCENE_PATH_MAX]; /* file it was read from */
     char *text;                /* whole file, stored with every snapshot (owned) */
@@ -144,6 +184,8 @@ typedef struct scene {
     int checkpoint_every; /* a checkpoint every N snapshots; 0: only at the end and on signals */
 
     scene_viewer viewer;
+    scene_probes probes;
+    scene_grid grid;
 } scene;
 
 /* Sets every default (the values documented in docs/scene-files.md). */

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # cli_test.sh: the command line's contract: exit statuses, one-line errors, nothing written for bad input.
-# usage: cli_test.sh SLUICE_EXE SOURCE_DIR
+# usage: cli_test.sh SLUICE_EXE SOURCE_DIR SNAPSHOT_CHECK_EXE
 set -u
 exe=$1
 src=$2
+h5check=$3
 work=$(mktemp -d /tmp/sluice_cli_XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
@@ -141,7 +142,72 @@ check "restart" 0 "$exe" run "$long" --restart "$work/long_out/checkpoint.bin" -
 check "restart from garbage" 2 "$exe" run "$long" --restart "$long"
 expect_in "restart from garbage" "$work/err" "not a usable checkpoint"
 
+# Every snapshot an index lists is a whole, readable HDF5 snapshot and the index is complete.
+index_readable() { # index_readable NAME DIR
+    grep -q "</Xdmf>" "$2/snapshots.xmf" || { echo "FAIL $1: XDMF incomplete"; fails=$((fails + 1)); return; }
+    local listed
+    listed=$(grep -o 'snap_[0-9]*\.h5' "$2/snapshots.xmf" | sort -u)
+    [ -n "$listed" ] || { echo "FAIL $1: the XDMF lists no snapshot"; fails=$((fails + 1)); return; }
+    (cd "$2" && "$h5check" $listed) || { echo "FAIL $1: a listed snapshot is not readable"; fails=$((fails + 1)); }
+}
+
+# probes.csv holds whole rows only: every line has the header's number of fields and ends in a newline
+rows_whole() { # rows_whole NAME FILE
+    [ -s "$2" ] || { echo "FAIL $1: no $(basename "$2")"; fails=$((fails + 1)); return; }
+    [ "$(tail -c 1 "$2" | od -An -c | tr -d ' ')" = '\n' ] || { echo "FAIL $1: last row cut short"; fails=$((fails + 1)); }
+    awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad }' "$2" ||
+        { echo "FAIL $1: a row of $(basename "$2") has the wrong number of fields"; fails=$((fails + 1)); }
+}
+
+# a run with probes: probes.csv has a header with units and a row per probe interval
+probed="$work/probed.cfg"
+cat "$small" >"$probed"
+cat >>"$probed" <<'CFG'
+probes = { interval = 0.005; front = "+x"; pressure = ( { name = "P1"; at = [0.05, 0.005]; } ); };
+CFG
+check "run with probes" 0 "$exe" run "$probed" --out probe_out --quiet
+expect_in "run with probes" "$work/probe_out/probes.csv" "^time\[s\],step,P1\[Pa\],front\[m\],mass\[kg/m\]"
+n=$(($(lines_of "$work/probe_out/probes.csv") - 1))
+[ "$n" -eq 5 ] || { echo "FAIL run with probes: $n rows, expected 5 (t = 0, 0.005, ..., 0.02)"; fails=$((fails + 1)); }
+rows_whole "run with probes" "$work/probe_out/probes.csv"
+
+# an output directory that cannot be created: exit 1, one line naming it, nothing written
+: >"$work/a_file"
+check "output under a file" 1 "$exe" run "$small" --out "$work/a_file/sub" --quiet
+expect_in "output under a file" "$work/err" "output directory '$work/a_file/sub': cannot create: Not a directory"
+[ "$(lines_of "$work/err")" -eq 1 ] || { echo "FAIL output under a file: more than one line on stderr"; fails=$((fails + 1)); }
+# probes.csv that cannot be written: the run stops with its name, the snapshot before stays readable
+mkdir -p "$work/csv_blocked/probes.csv"
+check "probes.csv not writable" 1 "$exe" run "$probed" --out csv_blocked --quiet
+expect_in "probes.csv not writable" "$work/err" "cannot write '.*probes.csv'"
+index_readable "probes.csv not writable" "$work/csv_blocked"
+
+# A full disk, made by a file size limit (ulimit -f, as a user can; sluice ignores SIGXFSZ so the write
+# fails with EFBIG like ENOSPC): snapshots are 16 KiB and fit under 20 KiB, the index grows by about
+# 0.8 KiB a snapshot and crosses the limit after some 25. The run stops with exit 1 and one line
+# naming the file; every snapshot the index lists stays readable, no temporary file is left.
+full="$work/full.cfg"
+cat >"$full" <<'CFG'
+simulation = { dimension = 2; end_time = 0.5; };
+numerics = { spacing = 0.02; };
+geometry = ( { type = "tank"; min = [0.0, 0.0]; max = [0.2, 0.2]; },
+             { type = "fluid"; min = [0.0, 0.0]; max = [0.1, 0.1]; } );
+output = { directory = "full_out"; interval = 0.005; fields = []; checkpoint_every = 0; };
+probes = { interval = 0.005; front = "+x"; };
+CFG
+check "file size limit" 1 bash -c "ulimit -f 20 && exec \"\$0\" run \"\$1\" --quiet" "$exe" "$full"
+expect_in "file size limit" "$work/err" "sluice: cannot write 'full_out/snapshots.xmf': File too large"
+[ "$(lines_of "$work/err")" -eq 1 ] || { echo "FAIL file size limit: more than one line on stderr"; fails=$((fails + 1)); }
+listed=$(grep -c '<Grid Name="snap_' "$work/full_out/snapshots.xmf")
+[ "$listed" -ge 10 ] || { echo "FAIL file size limit: only $listed snapshots listed before the failure"; fails=$((fails + 1)); }
+index_readable "file size limit" "$work/full_out"
+rows_whole "file size limit" "$work/full_out/probes.csv"
+ls "$work"/full_out/*.tmp >/dev/null 2>&1 && { echo "FAIL file size limit: temporary files left"; fails=$((fails + 1)); }
+
 # kill -9: every snapshot the XDMF lists exists and the XDMF itself is complete
+cat "$long" >"$work/long_probed.cfg"
+echo 'probes = { interval = 0.001; front = "+x"; };' >>"$work/long_probed.cfg"
+long="$work/long_probed.cfg"
 "$exe" run "$long" --out kill_out --quiet >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do [ "$(ls "$work"/kill_out/snap_*.h5 2>/dev/null | wc -l)" -ge 3 ] && break; sleep 0.1; done
@@ -152,6 +218,8 @@ for f in $(grep -o 'snap_[0-9]*\.h5' "$work/kill_out/snapshots.xmf" | sort -u); 
     [ -s "$work/kill_out/$f" ] || { echo "FAIL kill -9: $f listed but missing"; fails=$((fails + 1)); }
     head -c 8 "$work/kill_out/$f" | grep -q "HDF" || { echo "FAIL kill -9: $f is not HDF5"; fails=$((fails + 1)); }
 done
+index_readable "kill -9" "$work/kill_out"
+rows_whole "kill -9" "$work/kill_out/probes.csv"
 echo "ok   kill -9"
 
 echo "$fails failure(s)"

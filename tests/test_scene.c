@@ -268,6 +268,82 @@ static void test_3d_scene(void **state)
     scene_free(&sc);
 }
 
+/* The probes and grid groups: every key, 2D and 3D forms of `at`, defaults, and the visitor's text. */
+static void visit_probe_keys(const scene_value *v, void *ctx)
+{
+    char *out = ctx;
+    if (strcmp(v->group, "probes") == 0 && strcmp(v->key, "gauges") == 0)
+        snprintf(out, 256, "%s", v->string);
+    if (strcmp(v->group, "grid") == 0)
+        out[255] = 'g'; /* the grid group was visited */
+}
+
+static void test_probes_and_grid(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "simulation = { dimension = 3; };\n"
+        NUM
+        "geometry = ( { type = \"tank\"; min = [0.0, 0.0, 0.0]; max = [3.0, 1.0, 1.0]; },\n"
+        "             { type = \"fluid\"; min = [2.0, 0.0, 0.0]; max = [3.0, 1.0, 0.5]; } );\n"
+        "probes = {\n"
+        "  interval = 0.002;\n"
+        "  pressure = ( { name = \"P1\"; at = [0.8, 0.5, 0.021]; },\n"
+        "               { name = \"P-2.b\"; at = [0.8, 0.5, 0.061]; } );\n"
+        "  gauges = ( { name = \"H1\"; at = [0.496, 0.5]; } );\n"
+        "  front = \"-x\"; energy = false;\n"
+        "};\n"
+        "grid = { spacing = 0.05; order = 2; fields = [\"density\"]; method = \"mesh\"; };\n";
+    scene sc;
+    sl_err err = {{0}};
+    if (scene_load_string(&sc, text, "probes.cfg", &err) != SL_OK)
+        fail_msg("%s", err.msg);
+    const scene_probes *pr = &sc.probes;
+    assert_int_equal(pr->enabled, 1);
+    assert_true(pr->interval == 0.002);
+    assert_int_equal(pr->npressure, 2);
+    assert_string_equal(pr->pressure[1].name, "P-2.b");
+    assert_vec(pr->pressure[1].at, 0.8, 0.5, 0.061);
+    assert_int_equal(pr->pressure[1].line, line_of(text, "P-2.b"));
+    assert_int_equal(pr->ngauges, 1);
+    assert_vec(pr->gauges[0].at, 0.496, 0.5, 0.0);
+    assert_int_equal(pr->front, FRONT_MINUS_X);
+    assert_int_equal(pr->energy, 0);
+    assert_int_equal(sc.grid.enabled, 1);
+    assert_true(sc.grid.spacing == 0.05);
+    assert_int_equal(sc.grid.order, 2);
+    assert_int_equal(sc.grid.fields, GRID_DENSITY);
+    assert_int_equal(sc.grid.method, GRID_METHOD_MESH);
+    char seen[256] = "";
+    scene_visit_keys(&sc, visit_probe_keys, seen);
+    assert_string_equal(seen, "H1 [0.496, 0.5]");
+    assert_true(seen[255] == 'g');
+    scene_free(&sc);
+
+    /* absent groups: off, with the documented defaults, and not visited */
+    if (scene_load_string(&sc, minimal_scene, "min.cfg", &err) != SL_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(sc.probes.enabled, 0);
+    assert_int_equal(sc.grid.enabled, 0);
+    assert_true(sc.probes.interval == 0.0);
+    assert_int_equal(sc.probes.energy, 1);
+    assert_int_equal(sc.probes.front, FRONT_NONE);
+    assert_int_equal(sc.grid.order, 4);
+    assert_int_equal(sc.grid.fields, GRID_ALL);
+    assert_int_equal(sc.grid.method, GRID_METHOD_AUTO);
+    memset(seen, 0, sizeof seen);
+    scene_visit_keys(&sc, visit_probe_keys, seen);
+    assert_true(seen[0] == '\0' && seen[255] == '\0');
+    scene_free(&sc);
+
+    /* 2D: a gauge is one number, bare or in brackets */
+    static const char two[] = NUM GEO "probes = { gauges = ( { name = \"a\"; at = 0.5; }, { name = \"b\"; at = [0.25]; } ); };\n";
+    if (scene_load_string(&sc, two, "two.cfg", &err) != SL_OK)
+        fail_msg("%s", err.msg);
+    assert_true(sc.probes.gauges[0].at[0] == 0.5 && sc.probes.gauges[1].at[0] == 0.25);
+    scene_free(&sc);
+}
+
 /* Integers where reals are expected, lists for vectors (mixed types allowed there), CRLF line ends,
  * 2D z components left at 0, int64 literals. */
 static void test_lenient_forms(void **state)
@@ -705,6 +781,47 @@ static const bad_case bad_cases[] = {
      NUM "geometry = (\n  { type = \"fluid\"; min = [0, 0]; max = [1, 1]; },\n"
          "  { type = \"fluid\"; min = [2.0, 0.0]; max = [3.0, 0.05]; } );\n",
      4, "geometry[1]", "empty geometry: the fluid box is 0.05 m thick in y"},
+    /* probes and grid */
+    {"probes_is_scalar", NUM GEO "probes = 1;\n", 3, "probes", "expected a group"},
+    {"probes_unknown_key", NUM GEO "probes = {\n  intervall = 0.1; };\n", 4, "probes.intervall",
+     "did you mean 'interval'?"},
+    {"probes_interval_negative", NUM GEO "probes = { interval = -0.1; };\n", 3, "probes.interval",
+     "-0.1 is out of range (accepted: 0, or a number 1e-9..1e6, in s)"},
+    {"probes_nothing", NUM GEO "probes = { energy = false; };\n", 3, "probes", "the group measures nothing"},
+    {"probes_pressure_not_list", NUM GEO "probes = { pressure = [0.5, 0.5]; };\n", 3, "probes.pressure",
+     "expected a list"},
+    {"probes_item_not_group", NUM GEO "probes = { pressure = ( 1 ); };\n", 3, "probes.pressure[0]",
+     "expected a group { name = ...; at = [...]; }"},
+    {"probes_item_unknown_key", NUM GEO "probes = { pressure = (\n { name = \"a\"; pos = [0.5, 0.5]; } ); };\n", 4,
+     "probes.pressure[0].pos", "unknown key (accepted: name, at)"},
+    {"probes_missing_name", NUM GEO "probes = { pressure = (\n { at = [0.5, 0.5]; } ); };\n", 4,
+     "probes.pressure[0].name", "required key is missing"},
+    {"probes_bad_name", NUM GEO "probes = { pressure = ( { name = \"P 1\"; at = [0.5, 0.5]; } ); };\n", 3,
+     "probes.pressure[0].name", "\"P 1\" is not a usable name (accepted: a list of at most 64 items"},
+    {"probes_missing_at", NUM GEO "probes = { gauges = (\n { name = \"a\"; } ); };\n", 4, "probes.gauges[0].at",
+     "required key is missing"},
+    {"probes_at_length", NUM GEO "probes = { pressure = ( { name = \"a\";\n at = [0.5]; } ); };\n", 4,
+     "probes.pressure[0].at", "has 1 number, but simulation.dimension = 2 needs 2 here"},
+    {"probes_gauge_length", NUM GEO "probes = { gauges = ( { name = \"a\"; at = [0.5, 0.5]; } ); };\n", 3,
+     "probes.gauges[0].at", "needs 1 here (accepted: a list of at most 64 items ( { name = \"...\"; at = [x]; }"},
+    {"probes_at_string", NUM GEO "probes = { pressure = ( { name = \"a\"; at = [\"x\", \"y\"]; } ); };\n", 3,
+     "probes.pressure[0].at", "component x: expected a number, got the string \"x\""},
+    {"probes_outside", NUM GEO "probes = { pressure = (\n { name = \"a\"; at = [0.5, 1.5]; } ); };\n", 4,
+     "probes.pressure[0].at", "component y = 1.5 lies outside the scene [0, 0]..[1, 1]"},
+    {"probes_duplicate_name",
+     NUM GEO "probes = { pressure = ( { name = \"a\"; at = [0.5, 0.5]; } );\n gauges = ( { name = \"a\"; at = 0.5; } ); };\n",
+     4, "probes.gauges[0].name", "\"a\" is already the name of probes.pressure[0] (line 3)"},
+    {"probes_front_z_in_2d", NUM GEO "probes = {\n front = \"+z\"; };\n", 4, "probes.front",
+     "\"+z\" needs simulation.dimension = 3"},
+    {"probes_front_typo", NUM GEO "probes = { front = \"x\"; };\n", 3, "probes.front",
+     "\"x\" is not accepted; did you mean '+x'? (accepted: one of \"none\", \"+x\", \"-x\""},
+    {"grid_order", NUM GEO "grid = {\n order = 5; };\n", 4, "grid.order", "5 is out of range (accepted: an integer 1..4)"},
+    {"grid_spacing", NUM GEO "grid = { spacing = -1.0; };\n", 3, "grid.spacing",
+     "-1 is out of range (accepted: 0, or a number > 0 and <= 10, in m)"},
+    {"grid_no_fields", NUM GEO "grid = {\n fields = []; };\n", 4, "grid.fields", "no field listed"},
+    {"grid_bad_field", NUM GEO "grid = { fields = [\"mass\"]; };\n", 3, "grid.fields", "\"mass\" is not a field name"},
+    {"grid_method", NUM GEO "grid = { method = \"atomic\"; };\n", 3, "grid.method",
+     "(accepted: one of \"auto\", \"particle\", \"mesh\")"},
     {"tanks_overlap",
      NUM "geometry = (\n  { type = \"tank\"; min = [0, 0]; max = [1, 1]; },\n"
          "  { type = \"tank\"; min = [1.5, 0.0]; max = [2.5, 1.0]; },\n"
@@ -885,6 +1002,7 @@ int main(void)
         cmocka_unit_test(test_scene_defaults),
         cmocka_unit_test(test_full_scene),
         cmocka_unit_test(test_3d_scene),
+        cmocka_unit_test(test_probes_and_grid),
         cmocka_unit_test(test_lenient_forms),
         cmocka_unit_test(test_touching_boxes),
         cmocka_unit_test(test_load_file),

@@ -45,6 +45,8 @@ _Static_assert(sizeof(enum viz_field_kind) == sizeof(int), "enum viz_field_kind 
 _Static_assert(sizeof(enum viz_colormap_kind) == sizeof(int), "enum viz_colormap_kind is stored as an int");
 _Static_assert(sizeof(enum viz_walls_kind) == sizeof(int), "enum viz_walls_kind is stored as an int");
 _Static_assert(sizeof(enum viz_projection_kind) == sizeof(int), "enum viz_projection_kind is stored as an int");
+_Static_assert(sizeof(enum probe_front) == sizeof(int), "enum probe_front is stored as an int");
+_Static_assert(sizeof(enum grid_method) == sizeof(int), "enum grid_method is stored as an int");
 
 /* ---- key descriptors ------------------------------------------------------------------------ */
 
@@ -56,7 +58,9 @@ enum key_type {
     KT_STRING, /* char[size] */
     KT_SCHEME, /* char[size]: a name known to scheme_find() */
     KT_VEC,    /* double[3]: `simulation.dimension` numbers, z = 0 in 2D */
-    KT_FLAGS   /* unsigned: an array of distinct strings from `names`, names[i] sets bit i */
+    KT_FLAGS,  /* unsigned: an array of distinct strings from `names`, names[i] sets bit i */
+    KT_POINTS  /* scene_probe_point[SCENE_PROBES_MAX] + an int count at count_offset: a list of
+                * ( { name = "..."; at = [...]; }, ... ) */
 };
 
 enum {
@@ -64,7 +68,8 @@ enum {
     KF_LO_OPEN = 1u << 1,  /* value > lo (otherwise value >= lo) */
     KF_ZERO_OK = 1u << 2,  /* 0 is accepted besides lo..hi */
     KF_ABS = 1u << 3,      /* KT_VEC: every |component| <= hi */
-    KF_NONEMPTY = 1u << 4  /* KT_STRING: "" is an error */
+    KF_NONEMPTY = 1u << 4, /* KT_STRING: "" is an error */
+    KF_HORIZONTAL = 1u << 5 /* KT_POINTS: `at` has dimension - 1 numbers (the horizontal axes) */
 };
 
 #define GK(kind) (1u << (kind)) /* key_desc.kinds: the geometry item types that take the key */
@@ -84,6 +89,7 @@ typedef struct key_desc {
     const char *units;        /* SI units, "" when dimensionless */
     const char *doc;          /* one line */
     unsigned kinds;           /* geometry items: GK() bits */
+    size_t count_offset;      /* KT_POINTS: the int that counts the points */
 } key_desc;
 
 struct ctx;
@@ -97,6 +103,7 @@ typedef struct group_desc {
     const char *doc;
     /* Runs once the group's keys are read (g is NULL when the group is absent). */
     int (*after)(struct ctx *c, const config_setting_t *g);
+    size_t enabled_at; /* > 0: an optional feature; its keys are visited only when this int is set */
 } group_desc;
 
 static const char *const kernel_names[] = {"wendland", "cubic", NULL};
@@ -117,6 +124,10 @@ static const char *const viz_walls_names[] = {"translucent", "opaque", "hidden",
 static const char *const viz_projection_names[] = {"auto", "perspective", "orthographic", NULL};
 /* Index i is the bit 1u << i of the OUT_* constants. */
 static const char *const field_names[] = {"position", "velocity", "pressure", "density", "type", "id", NULL};
+static const char *const front_names[] = {"none", "+x", "-x", "+y", "-y", "+z", "-z", NULL}; /* enum probe_front */
+/* Index i is the bit 1u << i of the GRID_* constants. */
+static const char *const grid_field_names[] = {"density", "velocity", "pressure", NULL};
+static const char *const grid_method_names[] = {"auto", "particle", "mesh", NULL};
 
 #define S(field) offsetof(scene, field)
 #define G(field) offsetof(scene_geom, field)
@@ -293,6 +304,37 @@ static const key_desc gpu_keys[] = {
      .def = {GPU_SCAN_NAME_AUTO}, .units = "",
      .doc = "prefix sum of the counting sort: blocked (ours), cub, or auto (the faster, measured)"},
 };
+static const key_desc probes_keys[] = {
+    {.name = "interval", .type = KT_REAL, .offset = S(probes.interval), .lo = 1e-9, .hi = 1e6,
+     .flags = KF_ZERO_OK, .def = {0.0}, .units = "s",
+     .doc = "simulated time between rows of probes.csv (0: output.interval)"},
+    {.name = "pressure", .type = KT_POINTS, .offset = S(probes.pressure), .count_offset = S(probes.npressure),
+     .units = "m", .doc = "pressure sensors: ( { name = \"P1\"; at = [x, y(, z)]; }, ... )"},
+    {.name = "gauges", .type = KT_POINTS, .offset = S(probes.gauges), .count_offset = S(probes.ngauges),
+     .flags = KF_HORIZONTAL, .units = "m",
+     .doc = "water-level gauges: ( { name = \"H1\"; at = [x(, y)]; }, ... ), the horizontal position"},
+    {.name = "front", .type = KT_ENUM, .offset = S(probes.front), .names = front_names, .def = {FRONT_NONE},
+     .units = "", .doc = "surge front: the farthest fluid surface along this direction"},
+    {.name = "energy", .type = KT_BOOL, .offset = S(probes.energy), .def = {1}, .units = "",
+     .doc = "total mass, kinetic and potential energy of the fluid"},
+};
+
+static const key_desc grid_keys[] = {
+    {.name = "spacing", .type = KT_REAL, .offset = S(grid.spacing), .lo = 0, .hi = 10,
+     .flags = KF_LO_OPEN | KF_ZERO_OK, .def = {0.0}, .units = "m",
+     .doc = "distance between grid nodes (0: twice numerics.spacing)"},
+    {.name = "order", .type = KT_INT, .offset = S(grid.order), .lo = 1, .hi = 4, .def = {4}, .units = "",
+     .doc = "B-spline order p: 1 nearest node, 2 linear, 3 quadratic, 4 cubic"},
+    {.name = "fields", .type = KT_FLAGS, .offset = S(grid.fields), .names = grid_field_names, .def = {GRID_ALL},
+     .units = "", .doc = "gridded fields written"},
+    {.name = "method", .type = KT_ENUM, .offset = S(grid.method), .names = grid_method_names,
+     .def = {GRID_METHOD_AUTO}, .units = "",
+     .doc = "spreading algorithm: particle (atomic adds), mesh (gather per node), auto (by contributions per node)"},
+};
+
+static int simulation_after(struct ctx *c, const config_setting_t *g);
+static int probes_after(struct ctx *c, const config_setting_t *g);
+static int grid_after(struct ctx *c, const config_setting_t *g);
 
 /* Read in this order (fluid.gravity's default depends on simulation.dimension; the
  * cross-checks of the geometry come after everything). */
@@ -305,6 +347,15 @@ static const group_desc groups[] = {
     {"output", output_keys, NKEYS(output_keys), 0, 0, "snapshots", NULL},
     {"gpu", gpu_keys, NKEYS(gpu_keys), 0, 0, "the CUDA backend", NULL},
     {"viewer", viewer_keys, NKEYS(viewer_keys), 0, 0, "the live viewer and offscreen frames", viewer_after},
+    {"simulation", simulation_keys, NKEYS(simulation_keys), 0, 0, "what is simulated", simulation_after, 0},
+    {"fluid", fluid_keys, NKEYS(fluid_keys), 0, 0, "the fluid's properties", NULL, 0},
+    {"numerics", numerics_keys, NKEYS(numerics_keys), 0, 0, "the discretisation", NULL, 0},
+    {"mps", mps_keys, NKEYS(mps_keys), 0, 0, "MPS and explicit MPS (methods mps, emps)", NULL, 0},
+    {"geometry", geometry_keys, NKEYS(geometry_keys), 1, 1, "boxes of fluid, tanks and obstacles", NULL, 0},
+    {"output", output_keys, NKEYS(output_keys), 0, 0, "snapshots", NULL, 0},
+    {"probes", probes_keys, NKEYS(probes_keys), 0, 0, "probes written to probes.csv during the run", probes_after,
+     S(probes.enabled)},
+    {"grid", grid_keys, NKEYS(grid_keys), 0, 0, "gridded fields in every snapshot", grid_after, S(grid.enabled)},
 };
 #define NGROUPS ((int)(sizeof groups / sizeof groups[0]))
 
@@ -589,6 +640,13 @@ static void describe_accepted(const ctx *c, const key_desc *k, char *buf, size_t
         join_names(k->names, -1, 1, list, sizeof list);
         snprintf(buf, n, "an array of distinct names from %s", list);
         break;
+    case KT_POINTS: {
+        int nat = c->sc->dim - ((k->flags & KF_HORIZONTAL) ? 1 : 0);
+        const char *shape = nat == 1 ? "[x]" : nat == 2 ? "[x, y]" : "[x, y, z]";
+        snprintf(buf, n, "a list of at most %d items ( { name = \"...\"; at = %s; }, ... ), names of 1..%d "
+                 "letters, digits, '_', '-' or '.'", SCENE_PROBES_MAX, shape, SCENE_PROBE_NAME_MAX - 1);
+        break;
+    }
     }
     if (k->units && k->units[0]) {
         append(buf, n, ", in ");
@@ -829,6 +887,99 @@ static int read_flags(ctx *c, const key_desc *k, const config_setting_t *s, unsi
     return SL_OK;
 }
 
+static int probe_name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= SCENE_PROBE_NAME_MAX)
+        return 0;
+    for (; *s; ++s)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' && *s != '.')
+            return 0;
+    return 1;
+}
+
+/* KT_POINTS: ( { name = "P1"; at = [x, y, z]; }, ... ) into base + k->offset, the count into
+ * base + k->count_offset. `at` has dimension numbers, or dimension - 1 with KF_HORIZONTAL (a bare
+ * number is fine when that is one). Names are checked for their characters here and for being
+ * unique in probes_after(). */
+static int read_points(ctx *c, const key_desc *k, const config_setting_t *s, void *base, const char *key)
+{
+    char acc[512], val[160], ikey[200], what[32];
+    scene_probe_point *pts = (scene_probe_point *)(void *)((char *)base + k->offset);
+    int *count = (int *)(void *)((char *)base + k->count_offset);
+    int nat = c->sc->dim - ((k->flags & KF_HORIZONTAL) ? 1 : 0);
+    describe_accepted(c, k, acc, sizeof acc);
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_LIST) {
+        describe_value(s, val, sizeof val);
+        return fail(c, line_of(s), key, "expected a list ( {...}, ... ), got %s (accepted: %s)", val, acc);
+    }
+    int n = config_setting_length(s);
+    if (n > SCENE_PROBES_MAX)
+        return fail(c, line_of(s), key, "%d items (accepted: %s)", n, acc);
+    static const char *const item_keys[] = {"name", "at", NULL};
+    for (int i = 0; i < n; ++i) {
+        const config_setting_t *item = config_setting_get_elem(s, (unsigned)i);
+        scene_probe_point *pt = &pts[i];
+        memset(pt, 0, sizeof *pt);
+        pt->line = line_of(item);
+        snprintf(ikey, sizeof ikey, "%s[%d]", key, i);
+        if (config_setting_type(item) != CONFIG_TYPE_GROUP) {
+            describe_value(item, val, sizeof val);
+            return fail(c, pt->line, ikey, "expected a group { name = ...; at = [...]; }, got %s (accepted: %s)",
+                        val, acc);
+        }
+        for (int m = 0; m < config_setting_length(item); ++m) {
+            const config_setting_t *e = config_setting_get_elem(item, (unsigned)m);
+            const char *name = config_setting_name(e);
+            if (find_name(item_keys, name ? name : "") < 0) {
+                char sug[96];
+                suggestion(name, item_keys, -1, sug, sizeof sug);
+                snprintf(ikey, sizeof ikey, "%s[%d].%.60s", key, i, name ? name : "?");
+                return fail(c, line_of(e), ikey, "unknown key%s (accepted: name, at)", sug);
+            }
+        }
+        const config_setting_t *ns = config_setting_get_member(item, "name");
+        const config_setting_t *as = config_setting_get_member(item, "at");
+        snprintf(ikey, sizeof ikey, "%s[%d].name", key, i);
+        if (!ns)
+            return fail(c, pt->line, ikey, "required key is missing (accepted: %s)", acc);
+        if (config_setting_type(ns) != CONFIG_TYPE_STRING) {
+            describe_value(ns, val, sizeof val);
+            return fail(c, line_of(ns), ikey, "expected a string, got %s (accepted: %s)", val, acc);
+        }
+        const char *str = config_setting_get_string(ns);
+        if (!str || !probe_name_ok(str)) {
+            fmt_string(str, val, sizeof val);
+            return fail(c, line_of(ns), ikey, "%s is not a usable name (accepted: %s)", val, acc);
+        }
+        snprintf(pt->name, sizeof pt->name, "%s", str);
+        snprintf(ikey, sizeof ikey, "%s[%d].at", key, i);
+        if (!as)
+            return fail(c, pt->line, ikey, "required key is missing (accepted: %s)", acc);
+        int at = config_setting_type(as);
+        if (nat == 1 && (at == CONFIG_TYPE_INT || at == CONFIG_TYPE_INT64 || at == CONFIG_TYPE_FLOAT)) {
+            SL_TRY(get_number(c, as, k, ikey, "", &pt->at[0]));
+            continue;
+        }
+        if (at != CONFIG_TYPE_ARRAY && at != CONFIG_TYPE_LIST) {
+            describe_value(as, val, sizeof val);
+            return fail(c, line_of(as), ikey, "expected %d number%s, got %s (accepted: %s)", nat,
+                        nat == 1 ? "" : "s", val, acc);
+        }
+        int len = config_setting_length(as);
+        if (len != nat)
+            return fail(c, line_of(as), ikey, "has %d number%s, but simulation.dimension = %d needs %d here "
+                        "(accepted: %s)", len, len == 1 ? "" : "s", c->sc->dim, nat, acc);
+        for (int d = 0; d < nat; ++d) {
+            snprintf(what, sizeof what, "component %s: ", axis_name(d));
+            SL_TRY(get_number(c, config_setting_get_elem(as, (unsigned)d), k, ikey, what, &pt->at[d]));
+        }
+    }
+    *count = n;
+    return SL_OK;
+}
+
 /* A string setting, or the error. */
 static int get_string(ctx *c, const key_desc *k, const config_setting_t *s, const char *key, const char **out)
 {
@@ -935,6 +1086,8 @@ static int read_key(ctx *c, const key_desc *k, const config_setting_t *s, void *
         return read_vec(c, k, s, (double *)(void *)dst, key);
     case KT_FLAGS:
         return read_flags(c, k, s, (unsigned *)(void *)dst, key);
+    case KT_POINTS:
+        return read_points(c, k, s, base, key);
     }
     return SL_OK;
 }
@@ -965,6 +1118,11 @@ static void apply_defaults(const key_desc *keys, int nkeys, void *base)
         case KT_FLAGS: {
             unsigned v = (unsigned)k->def[0] | k->always;
             memcpy(dst, &v, sizeof v);
+            break;
+        }
+        case KT_POINTS: {
+            int zero = 0;
+            memcpy((char *)base + k->count_offset, &zero, sizeof zero);
             break;
         }
         }
@@ -1303,6 +1461,85 @@ static int check_geometry(ctx *c)
     return SL_OK;
 }
 
+/* ---- probes and grid --------------------------------------------------------------------- */
+
+/* Probes must measure something, in this dimension, under distinct names, inside the scene: the
+ * domain when given, else the box spanned by the items (tanks with their walls). */
+static int probes_after(ctx *c, const config_setting_t *g)
+{
+    scene *sc = c->sc;
+    scene_probes *pr = &sc->probes;
+    pr->enabled = g != NULL;
+    if (!g)
+        return SL_OK;
+    char acc[256], num[48];
+    int is_mps = strcmp(sc->method, "mps") == 0;
+    if (pr->npressure == 0 && pr->ngauges == 0 && pr->front == FRONT_NONE && !pr->energy && !is_mps)
+        return fail(c, line_of(g), "probes",
+                    "the group measures nothing (accepted: at least one of pressure = ( ... ), gauges = ( ... ), "
+                    "front = \"+x\" (or another direction), energy = true)");
+    if (sc->dim == 2 && (pr->front == FRONT_PLUS_Z || pr->front == FRONT_MINUS_Z))
+        return fail(c, line_of(config_setting_get_member(g, "front")), "probes.front",
+                    "\"%s\" needs simulation.dimension = 3 (accepted: \"none\", \"+x\", \"-x\", \"+y\", \"-y\" in 2D)",
+                    front_names[pr->front]);
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    if (sc->domain_set) {
+        memcpy(lo, sc->domain_min, sizeof lo);
+        memcpy(hi, sc->domain_max, sizeof hi);
+    } else {
+        for (int i = 0; i < sc->ngeom; ++i) {
+            double a[3], b[3];
+            item_extent(sc, &sc->geom[i], a, b);
+            for (int d = 0; d < 3; ++d) {
+                lo[d] = fmin(lo[d], a[d]);
+                hi[d] = fmax(hi[d], b[d]);
+            }
+        }
+    }
+    box_text(lo, hi, sc->dim, acc, sizeof acc);
+    for (int list = 0; list < 2; ++list) {
+        const scene_probe_point *pts = list ? pr->gauges : pr->pressure;
+        int n = list ? pr->ngauges : pr->npressure;
+        const char *lname = list ? "gauges" : "pressure";
+        int nat = sc->dim - list;
+        for (int i = 0; i < n; ++i) {
+            char key[96];
+            snprintf(key, sizeof key, "probes.%s[%d].at", lname, i);
+            for (int d = 0; d < nat; ++d)
+                if (!(pts[i].at[d] >= lo[d] - BOX_TOL * (hi[d] - lo[d]) &&
+                      pts[i].at[d] <= hi[d] + BOX_TOL * (hi[d] - lo[d])))
+                    return fail(c, pts[i].line, key,
+                                "component %s = %s lies outside the scene %s (accepted: points inside the %s)",
+                                axis_name(d), fmt_num(pts[i].at[d], num, sizeof num), acc,
+                                sc->domain_set ? "domain" : "box spanned by the geometry items");
+            /* every name once: they become CSV columns */
+            for (int l2 = 0; l2 <= list; ++l2) {
+                const scene_probe_point *q = l2 ? pr->gauges : pr->pressure;
+                int m = l2 == list ? i : (l2 ? pr->ngauges : pr->npressure);
+                for (int j = 0; j < m; ++j)
+                    if (strcmp(q[j].name, pts[i].name) == 0) {
+                        snprintf(key, sizeof key, "probes.%s[%d].name", lname, i);
+                        return fail(c, pts[i].line, key,
+                                    "\"%s\" is already the name of probes.%s[%d] (line %d) (accepted: names "
+                                    "used once across pressure and gauges)",
+                                    pts[i].name, l2 ? "gauges" : "pressure", j, q[j].line);
+                    }
+            }
+        }
+    }
+    return SL_OK;
+}
+
+static int grid_after(ctx *c, const config_setting_t *g)
+{
+    c->sc->grid.enabled = g != NULL;
+    if (g && c->sc->grid.fields == 0)
+        return fail(c, line_of(config_setting_get_member(g, "fields")), "grid.fields",
+                    "no field listed (accepted: an array of distinct names from \"density\", \"velocity\", "
+                    "\"pressure\", at least one)");
+    return SL_OK;
+}
+
 /* ---- the loader ------------------------------------------------------------------------ */
 
 static int check_root(ctx *c, const config_setting_t *root)
@@ -1579,8 +1816,11 @@ void scene_free(scene *sc)
 
 void scene_visit_keys(const scene *sc, void (*fn)(const scene_value *v, void *ctx), void *ctx)
 {
+    char points[SCENE_PROBES_MAX * 96];
     for (int g = 0; g < NGROUPS; ++g) {
         if (groups[g].list)
+            continue;
+        if (groups[g].enabled_at && !*(const int *)(const void *)((const char *)sc + groups[g].enabled_at))
             continue;
         for (int k = 0; k < groups[g].nkeys; ++k) {
             const key_desc *d = &groups[g].keys[k];
@@ -1621,6 +1861,29 @@ void scene_visit_keys(const scene *sc, void (*fn)(const scene_value *v, void *ct
                     }
                 v.string = flags;
                 break;
+            case KT_POINTS: {
+                /* "P1 [0.8, 0.5, 0.02]; P2 [...]" */
+                const scene_probe_point *pts = (const void *)at;
+                int n = *(const int *)(const void *)((const char *)sc + d->count_offset);
+                int nat = sc->dim - ((d->flags & KF_HORIZONTAL) ? 1 : 0);
+                char num[48];
+                points[0] = '\0';
+                for (int i = 0; i < n; ++i) {
+                    if (i)
+                        append(points, sizeof points, "; ");
+                    append(points, sizeof points, pts[i].name);
+                    append(points, sizeof points, " [");
+                    for (int a = 0; a < nat; ++a) {
+                        if (a)
+                            append(points, sizeof points, ", ");
+                        append(points, sizeof points, fmt_num(pts[i].at[a], num, sizeof num));
+                    }
+                    append(points, sizeof points, "]");
+                }
+                v.kind = SV_STRING;
+                v.string = points;
+                break;
+            }
             }
             /* domain_min/max mean nothing unless given */
             if (d->type == KT_VEC && groups[g].name[0] == 's' && !sc->domain_set)

@@ -106,6 +106,7 @@ int io_series_write(io_series *s, const particles *p, const snapshot_info *info,
     /* The index lists the series' fields, so the snapshot must hold exactly those. */
     snapshot_info inf = *info;
     inf.fields = s->fields;
+    inf.grid = s->grid;
     char path[sizeof s->dir + NAME_ROOM];
     if (join(path, sizeof path, s->dir, e->file) != 0)
         return sl_fail(err, SL_ERR_RUNTIME, "output directory '%s': path too long", s->dir);
@@ -114,7 +115,15 @@ int io_series_write(io_series *s, const particles *p, const snapshot_info *info,
         return st;
     s->count++;
     /* A failed index leaves the snapshot listed; the next write rewrites the index. */
-    return io_xdmf_write(s->dir, s->xdmf_name, s->entries, s->count, s->fields, err);
+    st = io_xdmf_write(s->dir, s->xdmf_name, s->entries, s->count, s->fields, err);
+    if (st == SL_OK && s->grid)
+        st = io_xdmf_write_grid(s->dir, "grid.xmf", s->entries, s->count, s->grid, err);
+    return st;
+}
+
+void io_series_set_grid(io_series *s, struct p2m_grid *g)
+{
+    s->grid = g;
 }
 
 void io_series_xdmf_path(const io_series *s, char *buf, size_t len)

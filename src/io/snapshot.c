@@ -5,6 +5,8 @@
 
 #include "snapshot.h"
 
+#include "../p2m_grid.h"
+
 #include <hdf5.h>
 
 #include <errno.h>
@@ -292,6 +294,42 @@ static void gather(const particles *p, int first, int ncol, int zero_z, real *bu
     }
 }
 
+/* /grid: the gridded fields as (nz, ny, nx) arrays in 3D, (ny, nx) in 2D (x fastest, as XDMF reads
+ * them), velocity with 3 components per node; the layout as attributes. */
+static int write_grid(hid_t file, const p2m_grid *g)
+{
+    const p2m_layout *L = &g->L;
+    int rank = L->dim;
+    hsize_t dims[4];
+    for (int a = 0; a < rank; ++a)
+        dims[a] = (hsize_t)L->n[rank - 1 - a];
+    dims[rank] = 3;
+    hid_t grp = H5Gcreate2(file, "grid", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (grp < 0)
+        return -1;
+    int rc = -1;
+    double origin[3] = {L->origin[0], L->origin[1], L->origin[2]};
+    int nodes[3] = {L->n[0], L->n[1], L->n[2]};
+    double mass = g->fluid_mass;
+    const char *method = g->method_used == P2M_MESH ? "mesh" : "particle";
+    if (attr_double(grp, "origin", origin, (size_t)L->dim) < 0 ||
+        attr_double(grp, "spacing", &L->spacing, 1) < 0 ||
+        write_attr(grp, "nodes", H5T_NATIVE_INT, (size_t)L->dim, nodes) < 0 || attr_int(grp, "order", L->order) < 0 ||
+        attr_string(grp, "method", method) < 0 || attr_double(grp, "fluid_mass", &mass, 1) < 0)
+        goto out;
+    if ((g->fields & GRID_DENSITY) && write_dataset(grp, "density", MEM_REAL, rank, dims, g->density) < 0)
+        goto out;
+    if ((g->fields & GRID_VELOCITY) && write_dataset(grp, "velocity", MEM_REAL, rank + 1, dims, g->velocity) < 0)
+        goto out;
+    if ((g->fields & GRID_PRESSURE) && write_dataset(grp, "pressure", MEM_REAL, rank, dims, g->pressure) < 0)
+        goto out;
+    rc = 0;
+out:
+    if (H5Gclose(grp) < 0)
+        rc = -1;
+    return rc;
+}
+
 /* Bytes the file will take, to size the in-memory image in one go (it grows when short). */
 static size_t estimate_size(const particles *p, const snapshot_info *info)
 {
@@ -301,7 +339,8 @@ static size_t estimate_size(const particles *p, const snapshot_info *info)
     per += (info->fields & OUT_PRESSURE ? sizeof(real) : 0) +
            (info->fields & OUT_DENSITY ? sizeof(real) : 0) + (info->fields & OUT_TYPE ? 1 : 0);
     size_t meta = 64 * 1024 + (info->sc && info->sc->text ? 2 * strlen(info->sc->text) : 0);
-    return p->n * per + meta;
+    size_t grid = info->grid ? info->grid->nnodes * 5 * sizeof(real) : 0;
+    return p->n * per + meta + grid;
 }
 
 /* Builds the whole file in memory (HDF5's core driver, no backing store) and returns a copy of
@@ -395,6 +434,13 @@ static int build_image(const char *name, const char *path, const particles *p,
         ibuf[p->id[i]] = p->id[i];
     if (write_dataset(grp, "id", H5T_NATIVE_INT32, 1, d1, ibuf) < 0)
         goto h5err;
+
+    if (info->grid) {
+        what = "writing /grid";
+        errno = 0;
+        if (write_grid(file, info->grid) < 0)
+            goto h5err;
+    }
 
     /* The gather buffers are no longer needed: free them before the image is copied. */
     free(rbuf);

@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+struct p2m_grid;
+
 /* What goes into a snapshot besides the particle arrays. */
 typedef struct snapshot_info {
     double time;                /* s */
@@ -18,6 +20,7 @@ typedef struct snapshot_info {
     int nparams;                /* derived numbers (h, c0, particle mass, ...) written as root attributes */
     const char *const *param_names;
     const double *param_values;
+    const struct p2m_grid *grid; /* gridded fields for /grid, or NULL (src/p2m_grid.h) */
 } snapshot_info;
 
 /* Writes `path` (an .h5 file): /particles/{position,velocity,pressure,density,type,id} with rows in
@@ -40,12 +43,17 @@ typedef struct io_series {
     char dir[4096];
     char xdmf_name[64];   /* "snapshots.xmf" */
     unsigned fields;
+    struct p2m_grid *grid; /* set by io_series_set_grid: every snapshot has /grid, indexed in grid.xmf */
     int count, cap;
     io_series_entry *entries;
 } io_series;
 
 /* Creates the directory (and parents) when missing and checks that it is writable. */
 int io_series_open(io_series *s, const char *dir, unsigned fields, sl_err *err);
+
+/* Declares that every snapshot of the series carries the gridded fields of g (its layout and fields
+ * do not change during a run); the grid's XDMF index grid.xmf is then written beside snapshots.xmf. */
+void io_series_set_grid(io_series *s, struct p2m_grid *g);
 
 /* Writes snapshot number s->count as snap_NNNNNN.h5, then rewrites the XDMF index atomically. */
 int io_series_write(io_series *s, const particles *p, const snapshot_info *info, sl_err *err);
@@ -58,5 +66,10 @@ void io_series_close(io_series *s);
 /* Writes the XDMF index for the entries (atomically: temporary name, then rename). */
 int io_xdmf_write(const char *dir, const char *name, const io_series_entry *entries, int count,
                   unsigned fields, sl_err *err);
+
+/* Writes the XDMF index of the gridded fields: a temporal collection of co-rectilinear meshes
+ * (3DCoRectMesh / 2DCoRectMesh) pointing at /grid of every snapshot (atomically). */
+int io_xdmf_write_grid(const char *dir, const char *name, const io_series_entry *entries, int count,
+                       const struct p2m_grid *g, sl_err *err);
 
 #endif

@@ -5,7 +5,9 @@
 
 #include "snapshot.h"
 
+#include "../p2m_grid.h"
 #include "../real.h"
+#include "../scene.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +29,42 @@ static void put_escaped(FILE *f, const char *s)
         default: fputc(*s, f); break;
         }
     }
+}
+
+/* One snapshot's /grid as a co-rectilinear mesh: Dimensions and the origin/spacing are slowest axis
+ * first (z y x), as XDMF wants them. A 2D grid is written as a 3D one a single node thick (z = 0):
+ * ParaView's Xdmf3 readers load 2DCoRectMesh as an empty grid. */
+static void put_grid_mesh(FILE *f, const io_series_entry *e, const p2m_grid *g)
+{
+    const p2m_layout *L = &g->L;
+    const int rp = (int)sizeof(real);
+    char dims[64], dims3[80];
+    snprintf(dims, sizeof dims, "%d %d %d", L->dim == 3 ? L->n[2] : 1, L->n[1], L->n[0]);
+    snprintf(dims3, sizeof dims3, "%s 3", dims);
+    double origin[3] = {L->origin[0], L->origin[1], L->dim == 3 ? L->origin[2] : 0.0};
+    fputs("      <Grid Name=\"", f);
+    put_escaped(f, e->file);
+    fputs("\" GridType=\"Uniform\">\n", f);
+    fprintf(f, "        <Time Value=\"%.17g\"/>\n", e->time);
+    fprintf(f, "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"%s\"/>\n", dims);
+    fputs("        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n", f);
+    fprintf(f, "          <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">%.17g %.17g "
+               "%.17g</DataItem>\n", origin[2], origin[1], origin[0]);
+    fprintf(f, "          <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">%.17g %.17g "
+               "%.17g</DataItem>\n", L->spacing, L->spacing, L->spacing);
+    fputs("        </Geometry>\n", f);
+    static const char *const names[] = {"density", "velocity", "pressure"};
+    for (int k = 0; k < 3; ++k) {
+        if (!(g->fields & (1u << k)))
+            continue;
+        fprintf(f, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Node\">\n", names[k],
+                k == 1 ? "Vector" : "Scalar");
+        fprintf(f, "          <DataItem Dimensions=\"%s\" NumberType=\"Float\" Precision=\"%d\" Format=\"HDF\">",
+                k == 1 ? dims3 : dims, rp);
+        put_escaped(f, e->file);
+        fprintf(f, ":/grid/%s</DataItem>\n        </Attribute>\n", names[k]);
+    }
+    fputs("      </Grid>\n", f);
 }
 
 /* <DataItem> for /particles/<dset> in `file`; ncol 1 gives Dimensions="n", else "n ncol". */
@@ -110,8 +148,8 @@ static int sync_dir_of(const char *path)
     return rc;
 }
 
-int io_xdmf_write(const char *dir, const char *name, const io_series_entry *entries, int count,
-                  unsigned fields, sl_err *err)
+static int write_index(const char *dir, const char *name, const io_series_entry *entries, int count,
+                       unsigned fields, const p2m_grid *grid, sl_err *err)
 {
     if (!dir || !name || !*name)
         return sl_fail(err, SL_ERR_RUNTIME, "cannot write the XDMF index: no directory or name");
@@ -141,10 +179,14 @@ int io_xdmf_write(const char *dir, const char *name, const io_series_entry *entr
           "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
           "<Xdmf Version=\"3.0\" xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n"
           "  <Domain>\n"
-          "    <Grid Name=\"particles\" GridType=\"Collection\" CollectionType=\"Temporal\">\n",
+          "    <Grid Name=\"",
           f);
+    fputs(grid ? "grid" : "particles", f);
+    fputs("\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", f);
     for (int k = 0; k < count; ++k) {
-        if (entries[k].n == 0)
+        if (grid)
+            put_grid_mesh(f, &entries[k], grid);
+        else if (entries[k].n == 0)
             put_skipped(f, &entries[k]);
         else
             put_grid(f, &entries[k], fields);
@@ -179,4 +221,18 @@ out:
     free(path);
     free(tmp);
     return st;
+}
+
+int io_xdmf_write(const char *dir, const char *name, const io_series_entry *entries, int count,
+                  unsigned fields, sl_err *err)
+{
+    return write_index(dir, name, entries, count, fields, NULL, err);
+}
+
+int io_xdmf_write_grid(const char *dir, const char *name, const io_series_entry *entries, int count,
+                       const p2m_grid *g, sl_err *err)
+{
+    if (!g)
+        return sl_fail(err, SL_ERR_RUNTIME, "cannot write the grid index '%s': no grid", name ? name : "");
+    return write_index(dir, name, entries, count, 0, g, err);
 }

@@ -1,0 +1,41 @@
+/* probes.h: the probes of a scene (group `probes`) sampled during a run into DIR/probes.csv. */
+#ifndef SLUICE_PROBES_H
+#define SLUICE_PROBES_H
+
+#include "../scene.h"
+#include "../sim.h"
+#include "../status.h"
+
+#include <stddef.h>
+
+typedef struct io_probes {
+    const scene *sc;
+    char path[4200];    /* DIR/probes.csv */
+    int fd;             /* -1 until the first call opens the file */
+    int restart;        /* continue the rows of an existing file */
+    double interval;    /* s */
+    long next_k;        /* the next row is due at t >= next_k * interval */
+    int ncols;
+    double *values;     /* one row */
+    int rows;           /* rows written by this run */
+} io_probes;
+
+/* Prepares the probes of sc for a run writing into dir; nothing is opened yet (the engine creates
+ * the directory). With restart, the first call keeps the file's rows before the checkpoint's time
+ * and continues after them, so the file ends as that of a run that never stopped. */
+int io_probes_init(io_probes *pr, const scene *sc, const char *dir, int restart, sl_err *err);
+
+/* The engine observer (engine_observer.after_step): writes a row when one is due. */
+int io_probes_after_step(void *ctx, sim *s, sl_err *err);
+
+/* Syncs and closes the file. */
+void io_probes_close(io_probes *pr);
+
+/* The header line (no newline) and the number of columns. */
+int io_probes_header(const scene *sc, char *buf, size_t len);
+
+/* Samples every column of a row at the current state (host arrays must be current):
+ * values[0] = time, values[1] = step, then pressures, levels, front, mass/energies, CG. */
+void io_probes_sample(const sim *s, double *values);
+
+#endif

@@ -1,0 +1,71 @@
+/* p2m_grid.h: particle-to-mesh spreading of the fluid onto a regular grid (group `grid` of a scene):
+ * density, velocity and pressure on nodes, written into every snapshot under /grid. */
+#ifndef SLUICE_P2M_GRID_H
+#define SLUICE_P2M_GRID_H
+
+#include "particles.h"
+#include "physics/p2m_weights.h"
+#include "real.h"
+#include "status.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "auto" takes the mesh-based gather from this many contributions per node on (particles spread x
+ * order^dim / nodes); measured on the 2-core CI machine, docs/performance.md. */
+#define P2M_MESH_THRESHOLD 24.0
+
+#define P2M_MAX_NODES ((size_t)1 << 25) /* 33 M nodes, about 2 GiB of sums and fields */
+
+enum p2m_method { P2M_PARTICLE = 1, P2M_MESH = 2 }; /* enum grid_method's values */
+
+typedef struct p2m_grid {
+    p2m_layout L;
+    size_t nnodes;
+    unsigned fields;          /* GRID_* bits: what io writes */
+    /* accumulated sums per node, double: sum m w, sum m v w, sum m p w */
+    double *mass, *mom[3], *pmass;
+    /* the fields as written: kg/m^3, m/s (3 per node, x y z), Pa */
+    real *density, *velocity, *pressure;
+    /* mesh-based: the particles binned by their first stencil node (CSR by counting sort) */
+    int32_t *bin_start;       /* nnodes + 1 */
+    int32_t *pbin;            /* per particle: its bin, or -1 */
+    int32_t *order;           /* particles in bin order */
+    size_t cap;               /* particles the arrays above hold */
+    int method_used;          /* of the last spread */
+    size_t spread;            /* particles spread by the last call */
+    double fluid_mass;        /* their mass */
+} p2m_grid;
+
+/* Lays the grid over [dmin, dmax] (the simulation domain) with the given spacing and order, plus a
+ * margin of order/2 + 1 nodes so every particle of the domain lands whole on the grid. Fails when
+ * the grid would exceed max_nodes. */
+int p2m_grid_init(p2m_grid *g, int dim, int order, double spacing, const double dmin[3], const double dmax[3],
+                  unsigned fields, size_t max_nodes, sl_err *err);
+
+void p2m_grid_free(p2m_grid *g);
+
+/* Average contributions per node: fluid particles x order^dim / nodes. */
+double p2m_contributions_per_node(const p2m_grid *g, size_t nfluid);
+
+/* The algorithm for `requested` (enum grid_method: 0 auto, 1 particle, 2 mesh). */
+int p2m_pick(const p2m_grid *g, int requested, size_t nfluid);
+
+/* Spreads the fluid particles of p with mass `mass` each into the sums, by `method` (P2M_*):
+ *   particle: each particle adds to its order^dim nodes with atomic adds (OpenMP over particles);
+ *   mesh:     particles are binned by their first stencil node (counting sort, a CSR structure),
+ *             and each node gathers from the order^dim bins whose stencils cover it (OpenMP over
+ *             nodes, no atomics, the same sums in a fixed order).
+ * Then fills density, velocity and pressure (0 where no mass reached a node). */
+int p2m_spread(p2m_grid *g, const particles *p, real mass, int method, sl_err *err);
+
+struct sim;
+
+/* The grid of the scene's `grid` group over the simulation's domain (spacing 0: 2 numerics.spacing). */
+int p2m_grid_for_sim(p2m_grid *g, const struct sim *s, sl_err *err);
+
+/* Spreads the simulation's fluid now, by the scene's grid.method (auto: p2m_pick). Host arrays must
+ * be current (sim_sync_host). */
+int p2m_grid_update(p2m_grid *g, const struct sim *s, sl_err *err);
+
+#endif
