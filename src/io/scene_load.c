@@ -339,20 +339,14 @@ static int grid_after(struct ctx *c, const config_setting_t *g);
 /* Read in this order (fluid.gravity's default depends on simulation.dimension; the
  * cross-checks of the geometry come after everything). */
 static const group_desc groups[] = {
-    {"simulation", simulation_keys, NKEYS(simulation_keys), 0, 0, "what is simulated", simulation_after},
-    {"fluid", fluid_keys, NKEYS(fluid_keys), 0, 0, "the fluid's properties", NULL},
-    {"numerics", numerics_keys, NKEYS(numerics_keys), 0, 0, "the discretisation", NULL},
-    {"mps", mps_keys, NKEYS(mps_keys), 0, 0, "MPS and explicit MPS (methods mps, emps)", NULL},
-    {"geometry", geometry_keys, NKEYS(geometry_keys), 1, 1, "boxes of fluid, tanks and obstacles", NULL},
-    {"output", output_keys, NKEYS(output_keys), 0, 0, "snapshots", NULL},
-    {"gpu", gpu_keys, NKEYS(gpu_keys), 0, 0, "the CUDA backend", NULL},
-    {"viewer", viewer_keys, NKEYS(viewer_keys), 0, 0, "the live viewer and offscreen frames", viewer_after},
     {"simulation", simulation_keys, NKEYS(simulation_keys), 0, 0, "what is simulated", simulation_after, 0},
     {"fluid", fluid_keys, NKEYS(fluid_keys), 0, 0, "the fluid's properties", NULL, 0},
     {"numerics", numerics_keys, NKEYS(numerics_keys), 0, 0, "the discretisation", NULL, 0},
     {"mps", mps_keys, NKEYS(mps_keys), 0, 0, "MPS and explicit MPS (methods mps, emps)", NULL, 0},
     {"geometry", geometry_keys, NKEYS(geometry_keys), 1, 1, "boxes of fluid, tanks and obstacles", NULL, 0},
     {"output", output_keys, NKEYS(output_keys), 0, 0, "snapshots", NULL, 0},
+    {"gpu", gpu_keys, NKEYS(gpu_keys), 0, 0, "the CUDA backend", NULL, 0},
+    {"viewer", viewer_keys, NKEYS(viewer_keys), 0, 0, "the live viewer and offscreen frames", viewer_after, 0},
     {"probes", probes_keys, NKEYS(probes_keys), 0, 0, "probes written to probes.csv during the run", probes_after,
      S(probes.enabled)},
     {"grid", grid_keys, NKEYS(grid_keys), 0, 0, "gridded fields in every snapshot", grid_after, S(grid.enabled)},
