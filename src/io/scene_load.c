@@ -104,6 +104,7 @@ static const char *const mps_operator_names[] = {"mps", "lsmps", NULL};
 static const char *const mps_weight_names[] = {"ko", "quadratic", NULL}; /* enum mps_weight_name order */
 static const char *const mps_domain_names[] = {"spherical", "cubic", NULL};
 static const char *const mps_source_names[] = {"density", "mixed", NULL};
+static const char *const mps_wall_pressure_names[] = {"extrapolated", "number_density", NULL};
 /* Index i is the bit 1u << i of the OUT_* constants. */
 static const char *const field_names[] = {"position", "velocity", "pressure", "density", "type", "id", NULL};
 
@@ -204,6 +205,9 @@ static const key_desc mps_keys[] = {
      .def = {1}, .units = "", .doc = "set negative pressures to 0 after the solve"},
     {.name = "gradient_stabilised", .type = KT_BOOL, .offset = S(mps.gradient_stabilised), .def = {1},
      .units = "", .doc = "MPS gradient relative to the smallest neighbour pressure"},
+    {.name = "wall_pressure", .type = KT_ENUM, .offset = S(mps.wall_pressure), .names = mps_wall_pressure_names,
+     .def = {MPS_WALL_PRESSURE_EXTRAPOLATED}, .units = "",
+     .doc = "explicit MPS: wall pressure extrapolated from the fluid (Adami et al. 2012) or from the wall's own number density"},
 };
 
 /* `type` first: it decides which other keys an item takes. */
