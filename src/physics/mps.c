@@ -5,7 +5,8 @@
  *   2. n* at x*, free surface where n* < beta n0                          pass density
  *   3. A p = b (mps_ppe.h) by Jacobi-preconditioned CG on the backend      passes ppe_setup, ppe_apply
  *   4. u = u* - dt/rho0 grad p, x = x* + dt (u - u*)                      passes gradient, correct
- * Explicit MPS replaces 3 by p = B ((n* / n0)^gamma - 1) and uses the symmetric gradient.
+ * Explicit MPS replaces 3 by p = B ((n* / n0)^gamma - 1), the wall layer's pressure extrapolated
+ * from the fluid (pass wall_pressure, Adami et al. 2012), and uses the symmetric gradient.
  * The operators are in mps_operators.h, lsmps.h and mps_ppe.h; the lattice constants in
  * mps_lattice.c. */
 #include "mps.h"
