@@ -249,8 +249,9 @@ HD static inline int lsmps_or_mps_gradient(const mps_view *v, const nbr_view *nb
  * enters the linear coefficients through M^-1 sum_j w_ij p(r_ij): zero where the neighbourhood is
  * symmetric (the gradient of a linear field stays exact on a regular lattice), and pointing towards
  * the side with more (or closer) neighbours where it is not, so -grad p pushes a particle away from
- * crowded neighbours: the repulsion that keeps particles from clustering. The plain first-order
- * gradient has no such term, and a hydrostatic tank with it does not stay at rest. Returns 1 on
+ * crowded neighbours: the repulsion that keeps particles from clustering, which the plain
+ * first-order gradient lacks. (The hydrostatic tank stays at rest with either gradient; what made it
+ * unstable was the viscous LSMPS Laplacian near the surface, see lsmps_full_support.) Returns 1 on
  * success, 0 (grad untouched) when rank-deficient. */
 HD static inline int lsmps_stabilised_gradient(const mps_view *v, const nbr_view *nb, const mps_kernel *k,
                                                real rs, const real *phi, int32_t i, real grad[3])
