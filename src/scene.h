@@ -43,6 +43,7 @@ enum mps_operator_kind { MPS_OPERATORS_MPS, MPS_OPERATORS_LSMPS };
 enum mps_weight_name { MPS_WEIGHT_NAME_KO, MPS_WEIGHT_NAME_QUADRATIC };
 enum mps_domain_kind { MPS_DOMAIN_SPHERICAL, MPS_DOMAIN_CUBIC };
 enum mps_source_kind { MPS_SOURCE_DENSITY, MPS_SOURCE_MIXED };
+enum mps_wall_pressure_kind { MPS_WALL_PRESSURE_EXTRAPOLATED, MPS_WALL_PRESSURE_NUMBER_DENSITY };
 
 typedef struct scene_mps {
     enum mps_operator_kind operators; /* gradient and Laplacian: MPS models or LSMPS */
@@ -60,6 +61,7 @@ typedef struct scene_mps {
     int cg_max_iterations;
     int clamp_negative_pressure;      /* p < 0 set to 0 after the solve */
     int gradient_stabilised;          /* MPS gradient with the minimum neighbour pressure */
+    enum mps_wall_pressure_kind wall_pressure; /* explicit MPS: wall pressure from the fluid or from n */
 } scene_mps;
 
 /* The viewer (group `viewer`): what `sluice run --view` and `--frames` draw. */

@@ -253,6 +253,7 @@ int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, con
     case PASS_MPS_COLLISION: return launch_body<mps_collision_body>(strategy, c, n, geo, err);
     case PASS_MPS_COLLISION_APPLY: return launch_body<mps_collision_apply_body>(strategy, c, n, geo, err);
     case PASS_MPS_DENSITY: return launch_body<mps_density_body>(strategy, c, n, geo, err);
+    case PASS_MPS_WALL_PRESSURE: return launch_body<mps_wall_pressure_body>(strategy, c, n, geo, err);
     case PASS_MPS_PPE_SETUP: return launch_body<mps_ppe_setup_body>(strategy, c, n, geo, err);
     case PASS_MPS_PPE_APPLY: return launch_body<mps_ppe_apply_body>(strategy, c, n, geo, err);
     case PASS_MPS_PRESSURE: return launch_body<mps_pressure_body>(strategy, c, n, geo, err);

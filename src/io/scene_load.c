@@ -122,6 +122,7 @@ static const char *const viz_field_names[] = {"velocity", "pressure", "density",
 static const char *const viz_colormap_names[] = {"viridis", "magma", "plasma", NULL};
 static const char *const viz_walls_names[] = {"translucent", "opaque", "hidden", NULL};
 static const char *const viz_projection_names[] = {"auto", "perspective", "orthographic", NULL};
+static const char *const mps_wall_pressure_names[] = {"extrapolated", "number_density", NULL};
 /* Index i is the bit 1u << i of the OUT_* constants. */
 static const char *const field_names[] = {"position", "velocity", "pressure", "density", "type", "id", NULL};
 static const char *const front_names[] = {"none", "+x", "-x", "+y", "-y", "+z", "-z", NULL}; /* enum probe_front */
@@ -226,6 +227,9 @@ static const key_desc mps_keys[] = {
      .def = {1}, .units = "", .doc = "set negative pressures to 0 after the solve"},
     {.name = "gradient_stabilised", .type = KT_BOOL, .offset = S(mps.gradient_stabilised), .def = {1},
      .units = "", .doc = "MPS gradient relative to the smallest neighbour pressure"},
+    {.name = "wall_pressure", .type = KT_ENUM, .offset = S(mps.wall_pressure), .names = mps_wall_pressure_names,
+     .def = {MPS_WALL_PRESSURE_EXTRAPOLATED}, .units = "",
+     .doc = "explicit MPS: wall pressure extrapolated from the fluid (Adami et al. 2012) or from the wall's own number density"},
 };
 
 /* `type` first: it decides which other keys an item takes. */

@@ -135,10 +135,12 @@ HD static inline int lsmps_cholesky_solve(int n, real M[LSMPS_NMAX][LSMPS_NMAX],
     return 1;
 }
 
-/* The least-squares fit of order 1 or 2 around particle i: coef gets the n unknowns (the basis
- * layout above). Returns n on success, 0 when the neighbourhood is rank-deficient. */
-HD static inline int lsmps_fit(const mps_view *v, const nbr_view *nb, const mps_kernel *k, real rs,
-                               const real *phi, int32_t i, int order, real coef[LSMPS_NMAX])
+/* The least-squares fit of order 1 or 2 around particle i of phi_j - base (base = phi_i for the
+ * LSMPS operators): coef gets the n unknowns (the basis layout above). Returns n on success, 0 when
+ * the neighbourhood is rank-deficient. */
+HD static inline int lsmps_fit_relative(const mps_view *v, const nbr_view *nb, const mps_kernel *k, real rs,
+                                        const real *phi, real base, int32_t i, int order,
+                                        real coef[LSMPS_NMAX])
 {
     int dim = v->dim;
     int n = lsmps_unknowns(dim, order);
@@ -152,7 +154,7 @@ HD static inline int lsmps_fit(const mps_view *v, const nbr_view *nb, const mps_
             M[a][q] = R(0.0);
     }
     int count = 0;
-    real pi = phi[i];
+    real pi = base;
     NBR_FOR_CANDIDATES(nb, i, j, {
         if (!mps_counts(v, i, j))
             continue;
@@ -180,6 +182,13 @@ HD static inline int lsmps_fit(const mps_view *v, const nbr_view *nb, const mps_
     for (int a = 0; a < n; ++a)
         coef[a] = b[a];
     return n;
+}
+
+/* The fit of phi_j - phi_i (the LSMPS operators proper). */
+HD static inline int lsmps_fit(const mps_view *v, const nbr_view *nb, const mps_kernel *k, real rs,
+                               const real *phi, int32_t i, int order, real coef[LSMPS_NMAX])
+{
+    return lsmps_fit_relative(v, nb, k, rs, phi, phi[i], i, order, coef);
 }
 
 /* First-order LSMPS gradient. Returns 1 on success, 0 (grad untouched) when rank-deficient.
@@ -229,6 +238,59 @@ HD static inline int lsmps_or_mps_gradient(const mps_view *v, const nbr_view *nb
         return 0;
     mps_gradient(v, nb, k, phi, stabilised, i, grad);
     return 1;
+}
+
+/* Stabilised first-order LSMPS pressure gradient: the fit of p_j - phat_i with no constant term,
+ * phat_i = min(p_i, min_j p_j) over the neighbours in the domain. This is Koshizuka & Oka's (1996)
+ * stabilisation of the MPS gradient carried over to the least-squares gradient, as done in the
+ * LSMPS-based semi-implicit solvers (Tamai & Koshizuka 2014, the pressure gradient of their
+ * incompressible-flow examples; Matsunaga, Soedersten, Shibata & Koshizuka 2020, Comput. Methods
+ * Appl. Mech. Engrg. 358:112624). Without a constant term in the basis the offset p_i - phat_i >= 0
+ * enters the linear coefficients through M^-1 sum_j w_ij p(r_ij): zero where the neighbourhood is
+ * symmetric (the gradient of a linear field stays exact on a regular lattice), and pointing towards
+ * the side with more (or closer) neighbours where it is not, so -grad p pushes a particle away from
+ * crowded neighbours: the repulsion that keeps particles from clustering, which the plain
+ * first-order gradient lacks. (The hydrostatic tank stays at rest with either gradient; what made it
+ * unstable was the viscous LSMPS Laplacian near the surface, see lsmps_full_support.) Returns 1 on
+ * success, 0 (grad untouched) when rank-deficient. */
+HD static inline int lsmps_stabilised_gradient(const mps_view *v, const nbr_view *nb, const mps_kernel *k,
+                                               real rs, const real *phi, int32_t i, real grad[3])
+{
+    mps_kernel kl = *k;
+    kl.weight = lsmps_weight_kind(k->weight); /* phat over the fit's own domain */
+    real phat = mps_min_neighbour(v, nb, &kl, phi, i);
+    real a[LSMPS_NMAX];
+    if (!lsmps_fit_relative(v, nb, k, rs, phi, phat, i, 1, a))
+        return 0;
+    real inv_rs = R(1.0) / rs;
+    grad[0] = a[0] * inv_rs;
+    grad[1] = a[1] * inv_rs;
+    grad[2] = v->dim == 3 ? a[2] * inv_rs : R(0.0);
+    return 1;
+}
+
+/* The stabilised LSMPS gradient, or the stabilised MPS gradient where LSMPS is rank-deficient.
+ * Returns 1 when it fell back to MPS, 0 otherwise. */
+HD static inline int lsmps_or_mps_stabilised_gradient(const mps_view *v, const nbr_view *nb, const mps_kernel *k,
+                                                      real rs, const real *phi, int32_t i, real grad[3])
+{
+    if (lsmps_stabilised_gradient(v, nb, k, rs, phi, i, grad))
+        return 0;
+    mps_gradient(v, nb, k, phi, 1, i, grad);
+    return 1;
+}
+
+/* Whether particle i's neighbourhood fills the domain of k: its number density at k's radius (the
+ * neighbours that v's filter admits) is at least beta n0 for that radius. Where it does not (within
+ * about re of a free surface) the second-order fit takes the curvature from neighbours on one side:
+ * the system stays regular, but the Laplacian's weights grow, and an explicit viscous step
+ * dt = 0.2 l0^2/nu that is stable with the MPS Laplacian is not stable with them (the hydrostatic
+ * tank of scenes/hydrostatic_2d_mps.cfg with the LSMPS viscous term reached 10 m/s by t = 0.2 s, the
+ * surface particles moving first). The callers use the MPS Laplacian there. */
+HD static inline int lsmps_full_support(const mps_view *v, const nbr_view *nb, const mps_kernel *k, real beta,
+                                        int32_t i)
+{
+    return mps_number_density(v, nb, k, i) >= beta * k->n0;
 }
 
 /* Second-order LSMPS Laplacian, or the MPS Laplacian where LSMPS is rank-deficient. Returns 1 when

@@ -5,7 +5,8 @@
  *   2. n* at x*, free surface where n* < beta n0                          pass density
  *   3. A p = b (mps_ppe.h) by Jacobi-preconditioned CG on the backend      passes ppe_setup, ppe_apply
  *   4. u = u* - dt/rho0 grad p, x = x* + dt (u - u*)                      passes gradient, correct
- * Explicit MPS replaces 3 by p = B ((n* / n0)^gamma - 1) and uses the symmetric gradient.
+ * Explicit MPS replaces 3 by p = B ((n* / n0)^gamma - 1), the wall layer's pressure extrapolated
+ * from the fluid (pass wall_pressure, Adami et al. 2012), and uses the symmetric gradient.
  * The operators are in mps_operators.h, lsmps.h and mps_ppe.h; the lattice constants in
  * mps_lattice.c. */
 #include "mps.h"
@@ -42,6 +43,7 @@ PASS_CPU_RANGE(mps_predict_body)
 PASS_CPU_RANGE(mps_collision_body)
 PASS_CPU_RANGE(mps_collision_apply_body)
 PASS_CPU_RANGE(mps_density_body)
+PASS_CPU_RANGE(mps_wall_pressure_body)
 PASS_CPU_RANGE(mps_ppe_setup_body)
 PASS_CPU_RANGE(mps_ppe_apply_body)
 PASS_CPU_RANGE(mps_pressure_body)
@@ -54,6 +56,8 @@ static const pass pass_collision = {"mps.collision", PASS_MPS_COLLISION, mps_col
 static const pass pass_collision_apply = {"mps.collision_apply", PASS_MPS_COLLISION_APPLY,
                                           mps_collision_apply_body_range, 0};
 static const pass pass_density = {"mps.density", PASS_MPS_DENSITY, mps_density_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
+static const pass pass_wall_pressure = {"mps.wall_pressure", PASS_MPS_WALL_PRESSURE,
+                                        mps_wall_pressure_body_range, PASS_NEIGHBOURS};
 static const pass pass_ppe_setup = {"mps.ppe_setup", PASS_MPS_PPE_SETUP, mps_ppe_setup_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
 static const pass pass_ppe_apply = {"mps.ppe_apply", PASS_MPS_PPE_APPLY, mps_ppe_apply_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
 static const pass pass_pressure = {"mps.pressure", PASS_MPS_PRESSURE, mps_pressure_body_range, 0};
@@ -87,6 +91,7 @@ static int mps_init_common(sim *s, int is_explicit, sl_err *err)
     M->stabilised = sc->mps.gradient_stabilised;
     M->source = sc->mps.source;
     M->clamp = sc->mps.clamp_negative_pressure;
+    M->wall_extrapolated = sc->mps.wall_pressure == MPS_WALL_PRESSURE_EXTRAPOLATED;
     M->re_n = (real)(sc->mps.re_density * l0);
     M->re_lap = (real)(sc->mps.re_laplacian * l0);
     M->rs = (real)(sc->mps.lsmps_scale * l0);
@@ -206,6 +211,8 @@ static int mps_step(sim *s, double dt, sl_err *err)
     be->run_pass(s, &pass_collision, n);
     be->run_pass(s, &pass_collision_apply, n);
     be->run_pass(s, &pass_density, n);
+    if (is_explicit(s) && s->P.mps.wall_extrapolated)
+        be->run_pass(s, &pass_wall_pressure, n);
     if (!is_explicit(s)) {
         be->run_pass(s, &pass_ppe_setup, n);
         d->cg.n = n;

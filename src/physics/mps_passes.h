@@ -28,7 +28,7 @@ enum mps_slot {
 
 enum { PASS_MPS_ACCEL = 200, PASS_MPS_PREDICT, PASS_MPS_DENSITY, PASS_MPS_PPE_SETUP, PASS_MPS_PPE_APPLY,
        PASS_MPS_PRESSURE, PASS_MPS_GRADIENT, PASS_MPS_CORRECT, PASS_MPS_COLLISION,
-       PASS_MPS_COLLISION_APPLY };
+       PASS_MPS_COLLISION_APPLY, PASS_MPS_WALL_PRESSURE };
 
 HD static inline mps_view mps_view_of(const pass_ctx *c, unsigned mask)
 {
@@ -70,11 +70,18 @@ HD static inline void mps_accel_body(const pass_ctx *c, int32_t i)
     PASS_FIELD(c, MS_N_START)[i] = mps_number_density(&all, &c->nb, &kn, i);
     if (mps_class_is_fluid(c->tag[i])) {
         real lap[3] = {0, 0, 0};
-        if (P->mps.lsmps && P->nu > 0) {
+        /* The second-order LSMPS Laplacian only where the Laplacian's domain is full: near a free
+         * surface its curvature terms are extrapolated from one side, and the explicit viscous step
+         * with them is unstable at dt = 0.2 l0^2/nu (lsmps_full_support). */
+        int use_lsmps = P->mps.lsmps && P->nu > 0 &&
+                        lsmps_full_support(&all, &c->nb, &k, P->mps.beta, i);
+        if (use_lsmps) {
             for (int d = 0; d < P->dim; ++d)
                 fallbacks += lsmps_or_mps_laplacian(&v, &c->nb, &k, P->mps.rs, u[d], i, &lap[d]);
         } else if (P->nu > 0) {
             mps_laplacian3(&v, &c->nb, &k, u[0], u[1], P->dim == 3 ? u[2] : 0, i, lap);
+            if (P->mps.lsmps)
+                fallbacks += P->dim;
         }
         for (int d = 0; d < 3; ++d)
             a[d] = P->nu * lap[d] + P->g[d];
@@ -139,6 +146,20 @@ HD static inline void mps_density_body(const pass_ctx *c, int32_t i)
                                              P->mps.clamp);
 }
 
+/* Explicit MPS: wall particles take the pressure extrapolated from the fluid (mps_wall_pressure),
+ * after mps_density_body has set the fluid's. Fluid and dummy particles are left as they are. */
+HD static inline void mps_wall_pressure_body(const pass_ctx *c, int32_t i)
+{
+    uint8_t cls = c->tag[i];
+    if (cls != MC_WALL && cls != MC_WALL_SURFACE)
+        return;
+    const sim_params *P = &c->P;
+    mps_view fluid = mps_view_of(c, MC_BIT(MC_FLUID) | MC_BIT(MC_FLUID_SURFACE));
+    mps_kernel k = mps_kernel_n(P);
+    real p = mps_wall_pressure(&fluid, &c->nb, &k, c->f[PF_P], P->rho0, P->g, i);
+    c->f[PF_P][i] = P->mps.clamp && p < R(0.0) ? R(0.0) : p;
+}
+
 HD static inline void mps_ppe_setup_body(const pass_ctx *c, int32_t i)
 {
     const sim_params *P = &c->P;
@@ -191,7 +212,9 @@ HD static inline void mps_gradient_body(const pass_ctx *c, int32_t i)
     real g[3] = {0, 0, 0};
     int fell_back = 0;
     if (mps_class_is_fluid(c->tag[i])) {
-        if (P->mps.lsmps)
+        if (P->mps.lsmps && P->mps.stabilised && !c->a.flag)
+            fell_back = lsmps_or_mps_stabilised_gradient(&v, &c->nb, &k, P->mps.rs, f[PF_P], i, g);
+        else if (P->mps.lsmps)
             fell_back = lsmps_or_mps_gradient(&v, &c->nb, &k, P->mps.rs, f[PF_P], P->mps.stabilised, i, g);
         else if (c->a.flag)
             mps_symmetric_gradient(&v, &c->nb, &k, f[PF_P], i, g);

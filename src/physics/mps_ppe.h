@@ -95,6 +95,26 @@ HD static inline real mps_divergence(const mps_view *v, const nbr_view *nb, cons
     return (real)v->dim / k->n0 * sum;
 }
 
+/* Wall pressure of explicit MPS extrapolated from the fluid neighbours (Adami, Hu & Adams 2012,
+ * J. Comput. Phys. 231:7057, eq. 27, for a wall at rest and rho_f ~ rho0):
+ *   p_w = ( sum_f p_f w_wf + rho0 g . sum_f (x_w - x_f) w_wf ) / sum_f w_wf
+ * over the fluid neighbours f (the view's mask). A wall particle's own number density counts the
+ * rigid wall and dummy lattice, which does not compress with the fluid above it, so the equation
+ * of state gives it too low a pressure; with the extrapolation the wall carries the fluid's
+ * hydrostatic pressure. Returns 0 when no fluid is in reach. */
+HD static inline real mps_wall_pressure(const mps_view *v, const nbr_view *nb, const mps_kernel *k, const real *p,
+                                        real rho0, const real g[3], int32_t i)
+{
+    real sw = R(0.0), sp = R(0.0);
+    MPS_FOR_NEIGHBOURS(v, nb, k, i, {
+        (void)r2;
+        /* dx = x_f - x_w: the hydrostatic term uses x_w - x_f = -dx */
+        sp += (p[j] - rho0 * (g[0] * dx + g[1] * dy + g[2] * dz)) * w;
+        sw += w;
+    });
+    return sw > R(0.0) ? sp / sw : R(0.0);
+}
+
 HD static inline void mps_symmetric_gradient(const mps_view *v, const nbr_view *nb, const mps_kernel *k,
                                              const real *phi, int32_t i, real grad[3])
 {

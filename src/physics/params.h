@@ -11,6 +11,7 @@ typedef struct mps_params {
     int stabilised;       /* MPS gradient relative to the smallest neighbour value */
     int source;           /* enum mps_source_kind */
     int clamp;            /* negative pressure set to 0 */
+    int wall_extrapolated; /* explicit MPS: wall pressure from the fluid (Adami et al. 2012) */
     real re_n, re_lap;    /* number density / gradient radius, Laplacian radius */
     real n0_n, n0_lap;    /* ideal-lattice number densities at re_n and re_lap */
     real lambda0_n, lambda0_lap;
