@@ -98,6 +98,16 @@ static size_t node_index(const p2m_layout *L, long i, long j, long k)
     return (size_t)i + (size_t)L->n[0] * ((size_t)j + (size_t)L->n[1] * (size_t)k);
 }
 
+/* The stencil of particle i (first node i0, offsets t) when it is a fluid particle the grid
+ * covers: returns 1 then, 0 for particles that are not spread. */
+static int fluid_stencil(const p2m_layout *L, const particles *p, size_t i, long i0[3], double t[3])
+{
+    if (p->type[i] != PT_FLUID)
+        return 0;
+    real x[3] = {p->f[PF_X][i], p->f[PF_Y][i], L->dim == 3 ? p->f[PF_Z][i] : R(0.0)};
+    return p2m_particle_stencil(L, x, i0, t) == 0;
+}
+
 /* Every fluid particle adds to its stencil's nodes; nodes shared between threads take atomic adds. */
 static void spread_particles(p2m_grid *g, const particles *p, real mass, size_t *count)
 {
@@ -107,12 +117,9 @@ static void spread_particles(p2m_grid *g, const particles *p, real mass, size_t 
     double *gm = g->mass, *gx = g->mom[0], *gy = g->mom[1], *gz = g->mom[2], *gp = g->pmass;
 #pragma omp parallel for schedule(static, 256) reduction(+ : spread)
     for (size_t i = 0; i < p->n; ++i) {
-        if (p->type[i] != PT_FLUID)
-            continue;
-        real x[3] = {p->f[PF_X][i], p->f[PF_Y][i], L->dim == 3 ? p->f[PF_Z][i] : R(0.0)};
         long i0[3];
         double t[3];
-        if (p2m_particle_stencil(L, x, i0, t) != 0)
+        if (!fluid_stencil(L, p, i, i0, t))
             continue;
         ++spread;
         double m = (double)mass, vx = p->f[PF_VX][i], vy = p->f[PF_VY][i];
@@ -161,12 +168,9 @@ static int bin_particles(p2m_grid *g, const particles *p, sorted *s, size_t *cou
     size_t nb = 0;
     for (size_t i = 0; i < p->n; ++i) {
         g->pbin[i] = -1;
-        if (p->type[i] != PT_FLUID)
-            continue;
-        real x[3] = {p->f[PF_X][i], p->f[PF_Y][i], L->dim == 3 ? p->f[PF_Z][i] : R(0.0)};
         long i0[3];
         double t[3];
-        if (p2m_particle_stencil(L, x, i0, t) != 0)
+        if (!fluid_stencil(L, p, i, i0, t))
             continue;
         size_t b = node_index(L, i0[0], i0[1], i0[2]);
         g->pbin[i] = (int32_t)b;

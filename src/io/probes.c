@@ -6,6 +6,8 @@
 
 #include "probes.h"
 
+#include "file_read.h"
+
 #include "../physics/mps.h"
 #include "../physics/probe_sample.h"
 #include "snapshot.h"
@@ -165,37 +167,12 @@ static long next_after(double t, double interval)
 /* Reads the whole file (malloc'd, NUL-terminated); NULL with errno set on failure. */
 static char *read_all(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (cap - n < 2) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    int bad = !buf || ferror(f);
-    int e = errno;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        errno = e ? e : EIO;
+    char *buf;
+    int e = io_read_whole_file(path, (size_t)-1 / 2, &buf, len);
+    if (e) {
+        errno = e;
         return NULL;
     }
-    buf[n] = '\0';
-    *len = n;
     return buf;
 }
 

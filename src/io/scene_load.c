@@ -11,6 +11,7 @@
  */
 #include "../scene.h"
 #include "../physics/scheme.h"
+#include "file_read.h"
 #include "scene_syntax.h"
 
 #include <libconfig.h>
@@ -1749,45 +1750,16 @@ int scene_load(scene *sc, const char *path, sl_err *err)
     if (strlen(path) >= SCENE_PATH_MAX)
         return sl_fail(err, SL_ERR_INPUT, "%.200s...: path too long (accepted: fewer than %d characters)", path,
                        SCENE_PATH_MAX);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return sl_fail(err, SL_ERR_INPUT, "%s: cannot read: %s", path, strerror(errno));
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    int read_errno = 0;
-    while (buf && len <= SCENE_FILE_MAX) {
-        if (cap - len < 2) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        errno = 0;
-        size_t got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f))
-                read_errno = errno ? errno : EIO;
-            break;
-        }
-    }
-    fclose(f);
-    if (!buf)
+    char *buf;
+    size_t len;
+    int read_errno = io_read_whole_file(path, SCENE_FILE_MAX, &buf, &len);
+    if (read_errno == ENOMEM)
         return sl_fail(err, SL_ERR_RUNTIME, "%s: out of memory", path);
-    if (read_errno) {
-        free(buf);
-        return sl_fail(err, SL_ERR_INPUT, "%s: cannot read: %s", path, strerror(read_errno));
-    }
-    if (len > SCENE_FILE_MAX) {
-        free(buf);
+    if (read_errno == EFBIG)
         return sl_fail(err, SL_ERR_INPUT, "%s: file too large (accepted: at most %zu MiB)", path,
                        SCENE_FILE_MAX >> 20);
-    }
-    buf[len] = '\0';
+    if (read_errno)
+        return sl_fail(err, SL_ERR_INPUT, "%s: cannot read: %s", path, strerror(read_errno));
     const char *nul = memchr(buf, '\0', len);
     if (nul) {
         int line = 1;

@@ -191,19 +191,27 @@ HD static inline int lsmps_fit(const mps_view *v, const nbr_view *nb, const mps_
     return lsmps_fit_relative(v, nb, k, rs, phi, phi[i], i, order, coef);
 }
 
-/* First-order LSMPS gradient. Returns 1 on success, 0 (grad untouched) when rank-deficient.
- * grad[2] = 0 in 2D. */
-HD static inline int lsmps_gradient(const mps_view *v, const nbr_view *nb, const mps_kernel *k, real rs,
-                                    const real *phi, int32_t i, real grad[3])
+/* The first-order fit of phi_j - ref (no constant term) as a gradient. Returns 1 on success, 0
+ * (grad untouched) when rank-deficient. grad[2] = 0 in 2D. */
+HD static inline int lsmps_gradient_relative(const mps_view *v, const nbr_view *nb, const mps_kernel *k,
+                                             real rs, const real *phi, real ref, int32_t i, real grad[3])
 {
     real a[LSMPS_NMAX];
-    if (!lsmps_fit(v, nb, k, rs, phi, i, 1, a))
+    if (!lsmps_fit_relative(v, nb, k, rs, phi, ref, i, 1, a))
         return 0;
     real inv_rs = R(1.0) / rs;
     grad[0] = a[0] * inv_rs;
     grad[1] = a[1] * inv_rs;
     grad[2] = v->dim == 3 ? a[2] * inv_rs : R(0.0);
     return 1;
+}
+
+/* First-order LSMPS gradient. Returns 1 on success, 0 (grad untouched) when rank-deficient.
+ * grad[2] = 0 in 2D. */
+HD static inline int lsmps_gradient(const mps_view *v, const nbr_view *nb, const mps_kernel *k, real rs,
+                                    const real *phi, int32_t i, real grad[3])
+{
+    return lsmps_gradient_relative(v, nb, k, rs, phi, phi[i], i, grad);
 }
 
 /* Second-order LSMPS gradient and Laplacian. Returns 1 on success, 0 (outputs untouched) when
@@ -258,15 +266,7 @@ HD static inline int lsmps_stabilised_gradient(const mps_view *v, const nbr_view
 {
     mps_kernel kl = *k;
     kl.weight = lsmps_weight_kind(k->weight); /* phat over the fit's own domain */
-    real phat = mps_min_neighbour(v, nb, &kl, phi, i);
-    real a[LSMPS_NMAX];
-    if (!lsmps_fit_relative(v, nb, k, rs, phi, phat, i, 1, a))
-        return 0;
-    real inv_rs = R(1.0) / rs;
-    grad[0] = a[0] * inv_rs;
-    grad[1] = a[1] * inv_rs;
-    grad[2] = v->dim == 3 ? a[2] * inv_rs : R(0.0);
-    return 1;
+    return lsmps_gradient_relative(v, nb, k, rs, phi, mps_min_neighbour(v, nb, &kl, phi, i), i, grad);
 }
 
 /* The stabilised LSMPS gradient, or the stabilised MPS gradient where LSMPS is rank-deficient.
