@@ -23,7 +23,7 @@
 static const char usage_bench[] =
     "usage: sluice bench [--backend cpu|cuda|auto] [--scene FILE | --case dambreak3d|box]\n"
     "                    [--particles 1e6,4e6,16e6] [--method wcsph|mps|emps] [--steps N]\n"
-    "                    [--strategy auto|par-part|par-cell|par-cell-sm|x-pencil] [--sort counting|radix]\n"
+    "                    [--strategy auto|par-part|par-cell|par-cell-sm|x-pencil|par-part-compact] [--sort counting|radix]\n"
     "                    [--threads N]\n"
     "\n"
     "Times whole steps after a warm-up (the warm-up also lets the CUDA backend choose its\n"
@@ -154,7 +154,7 @@ static int override_scene(scene *sc, const bench_options *o)
             sc->gpu_strategy = (enum gpu_strategy_name)k;
         else
             return bench_usage_error("--strategy '%s' is unknown (accepted: auto, par-part, par-cell, par-cell-sm, "
-                                     "x-pencil)", o->strategy);
+                                     "x-pencil, par-part-compact)", o->strategy);
     }
     if (o->sort) {
         int k = scene_gpu_sort_parse(o->sort);

@@ -46,7 +46,7 @@ static const char usage_main[] =
 static const char usage_run[] =
     "usage: sluice run SCENE.cfg [--out DIR] [--until T] [--steps N] [--backend cpu|cuda|auto]\n"
     "                  [--threads N] [--quiet] [--restart CHECKPOINT] [--sort counting|radix]\n"
-    "                  [--strategy auto|par-part|par-cell|par-cell-sm|x-pencil]\n"
+    "                  [--strategy auto|par-part|par-cell|par-cell-sm|x-pencil|par-part-compact]\n"
     "                  [--view] [--frames DIR [--frame-every DT]] [--field F] [--size WxH] [--max-frames N]\n"
     "\n"
     "Runs the scene and writes snapshots (one HDF5 file per output time) and snapshots.xmf,\n"
@@ -195,7 +195,7 @@ static int parse_options(const char *cmd, const char *usage, const char *allowed
             } else if (strcmp(a, "--strategy") == 0) {
                 if (scene_gpu_strategy_parse(v) < 0)
                     return usage_error(cmd, "--strategy '%s' is unknown (accepted: auto, par-part, par-cell, "
-                                            "par-cell-sm, x-pencil)", v);
+                                            "par-cell-sm, x-pencil, par-part-compact)", v);
                 o->strategy = v;
             } else if (strcmp(a, "--threads") == 0) {
                 if (!parse_long(v, 1, 4096, &lv))

@@ -92,6 +92,13 @@ static void test_eos_round_trip(void **state)
 
 /* A pair seen from both sides: momentum is conserved (m a_i = -m a_j) and both get the same
  * continuity term, as Newton's third law and the symmetric SPH forms require. */
+/* A pair's particle as sph_load makes it (1/rho filled in). */
+static sph_particle pair_particle(real x, real y, real z, real vx, real vy, real vz, real rho, real p, int fluid)
+{
+    sph_particle a = {x, y, z, vx, vy, vz, rho, p, fluid, 1.0f / rho};
+    return a;
+}
+
 static void test_pair_is_antisymmetric(void **state)
 {
     (void)state;
@@ -101,8 +108,8 @@ static void test_pair_is_antisymmetric(void **state)
             P.viscosity = visc;
             P.nu = (real)1e-3;
             P.delta = 0; /* delta-SPH is a diffusion of density, not antisymmetric in the same sense */
-            sph_particle a = {0.0f, 0.0f, 0.0f, 0.3f, -0.1f, 0.05f, 1001.0f, 300.0f, 1};
-            sph_particle b = {0.012f, 0.007f, dim == 3 ? 0.004f : 0.0f, -0.2f, 0.1f, 0.0f, 999.0f, -50.0f, 1};
+            sph_particle a = pair_particle(0.0f, 0.0f, 0.0f, 0.3f, -0.1f, 0.05f, 1001.0f, 300.0f, 1);
+            sph_particle b = pair_particle(0.012f, 0.007f, dim == 3 ? 0.004f : 0.0f, -0.2f, 0.1f, 0.0f, 999.0f, -50.0f, 1);
             if (dim == 2)
                 a.vz = 0;
             real dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z, r2 = dx * dx + dy * dy + dz * dz;
@@ -124,7 +131,7 @@ static void test_delta_sph_diffuses(void **state)
 {
     (void)state;
     sim_params P = params(2, KERNEL_WENDLAND_C2);
-    sph_particle a = {0, 0, 0, 0, 0, 0, 1010.0f, 0, 1}, b = {0.01f, 0, 0, 0, 0, 0, 1000.0f, 0, 1};
+    sph_particle a = pair_particle(0, 0, 0, 0, 0, 0, 1010.0f, 0, 1), b = pair_particle(0.01f, 0, 0, 0, 0, 0, 1000.0f, 0, 1);
     sph_force_acc ai = {0, 0, 0, 0, 0}, bj = {0, 0, 0, 0, 0};
     sph_force_pair(&P, &a, &b, -0.01f, 0, 0, 1e-4f, &ai);
     sph_force_pair(&P, &b, &a, 0.01f, 0, 0, 1e-4f, &bj);
@@ -139,7 +146,7 @@ static void test_boundary_pair_moves_nothing(void **state)
 {
     (void)state;
     sim_params P = params(2, KERNEL_WENDLAND_C2);
-    sph_particle wall = {0, 0, 0, 0, 0, 0, 1000.0f, 0, 0}, f = {0.01f, 0.0f, 0, -0.5f, 0, 0, 1000.0f, 100.0f, 1};
+    sph_particle wall = pair_particle(0, 0, 0, 0, 0, 0, 1000.0f, 0, 0), f = pair_particle(0.01f, 0.0f, 0, -0.5f, 0, 0, 1000.0f, 100.0f, 1);
     sph_force_acc acc = {0, 0, 0, 0, 0};
     sph_force_pair(&P, &wall, &f, -0.01f, 0, 0, 1e-4f, &acc);
     assert_true(acc.ax == 0 && acc.ay == 0);

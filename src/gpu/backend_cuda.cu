@@ -129,7 +129,8 @@ static int create_state(sim *s, sl_err *err)
     st->sort = s->sc->gpu_sort == GPU_SORT_NAME_RADIX ? GPU_SORT_RADIX : GPU_SORT_COUNTING;
     st->scan = s->sc->gpu_scan == GPU_SCAN_NAME_BLOCKED ? GPU_SCAN_BLOCKED : GPU_SCAN_CUB;
     st->scan_chosen = s->sc->gpu_scan != GPU_SCAN_NAME_AUTO;
-    static const int strategy_of[] = {-1, GS_PAR_PART, GS_PAR_CELL, GS_PAR_CELL_SM, GS_X_PENCIL};
+    static const int strategy_of[] = {-1, GS_PAR_PART, GS_PAR_CELL, GS_PAR_CELL_SM, GS_X_PENCIL,
+                                        GS_PAR_PART_COMPACT};
     st->forced_strategy = strategy_of[s->sc->gpu_strategy];
     GPU_TRY(cudaMalloc(&st->cell_start, ((size_t)s->g.ncells + 2) * sizeof(int32_t)), err);
     GPU_TRY(cudaMalloc(&st->counters, 2 * sizeof(int32_t)), err);

@@ -13,7 +13,8 @@ typedef void (*body_fn)(const pass_ctx *, int32_t);
 
 const char *gpu_strategy_label(int strategy)
 {
-    static const char *const names[GS_COUNT] = {"par-part", "par-cell", "par-cell-sm", "x-pencil"};
+    static const char *const names[GS_COUNT] = {"par-part", "par-cell", "par-cell-sm", "x-pencil",
+                                                "par-part-compact"};
     return strategy >= 0 && strategy < GS_COUNT ? names[strategy] : "?";
 }
 
@@ -57,6 +58,7 @@ struct wcsph_forces_pairs {
     typedef sph_force_acc acc;
     typedef sph_force_view view;
     __device__ static view view_of(const pass_ctx &c) { return wcsph_force_view(&c); }
+    __device__ static real cutoff2(const pass_ctx &c) { return c.P.r2_max; }
     __device__ static source load(const pass_ctx &c, const view &v, int32_t j) { return sph_load(&c.P, &v, j); }
     __device__ static acc zero()
     {
@@ -121,6 +123,49 @@ __global__ void k_pencil(const __grid_constant__ pass_ctx c, const launch_geom g
     }
     if (active)
         T::finish(c, v, i, a, s);
+}
+
+/* par-part-compact: a thread per target as par-part, but each run of candidates is first tested
+ * for distance alone, 64 at a time, into a bit mask; the pair physics then runs over the set bits.
+ * In par-part a warp's 32 targets test different candidates, about a quarter of them neighbours,
+ * so the long pair body runs at most candidates with most lanes idle; here a warp runs it about as
+ * often as its busiest lane has neighbours in the chunk. Pairs are added in par-part's order. */
+enum { COMPACT_THREADS = 128 };
+
+template <class T>
+__global__ void k_par_part_compact(const __grid_constant__ pass_ctx c, int32_t n)
+{
+    int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i >= n)
+        return;
+    typename T::view v = T::view_of(c);
+    typename T::source a = T::load(c, v, i);
+    typename T::acc s = T::zero();
+    const real *X = c.f[PF_X], *Y = c.f[PF_Y], *Z = c.f[PF_Z];
+    const bool three = c.P.dim == 3;
+    const real cut2 = T::cutoff2(c);
+    const real xi = X[i], yi = Y[i], zi = three ? Z[i] : R(0.0);
+    const int32_t cell = c.nb.cell[i];
+    for (int r = 0; r < c.nb.nruns; ++r) {
+        int32_t jb, je;
+        nbr_run_range(&c.nb, cell, r, &jb, &je);
+        for (int32_t chunk = jb; chunk < je; chunk += 64) {
+            int m = min(64, je - chunk);
+            unsigned long long near = 0;
+            for (int k = 0; k < m; ++k) {
+                int32_t j = chunk + k;
+                real dx = xi - X[j], dy = yi - Y[j], dz = three ? zi - Z[j] : R(0.0);
+                if (dx * dx + dy * dy + dz * dz < cut2 && j != i)
+                    near |= 1ull << k;
+            }
+            while (near) {
+                int32_t j = chunk + __ffsll((long long)near) - 1;
+                near &= near - 1;
+                T::add(c, a, i, T::load(c, v, j), j, s);
+            }
+        }
+    }
+    T::finish(c, v, i, a, s);
 }
 
 /* All pairs, tiled: the oracle of the tests. */
@@ -196,6 +241,8 @@ int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *
     case GS_PAR_CELL_SM:
     case GS_X_PENCIL:
         return n == geo->n && has_pair_form(pass_id) && geo->max_per_cell <= STAGED_MAX_THREADS;
+    case GS_PAR_PART_COMPACT:
+        return has_pair_form(pass_id);
     default:
         return 0;
     }
@@ -216,6 +263,16 @@ static int launch_body(int strategy, const pass_ctx *c, int32_t n, const launch_
     const unsigned threads = 128;
     k_par_part<B><<<(unsigned)((n + threads - 1) / threads), threads>>>(*c, n);
     GPU_LAUNCHED("par-part", err);
+    return SL_OK;
+}
+
+template <class T>
+static int launch_compact(const pass_ctx *c, int32_t n, sl_err *err)
+{
+    if (n <= 0)
+        return SL_OK;
+    k_par_part_compact<T><<<(unsigned)((n + COMPACT_THREADS - 1) / COMPACT_THREADS), COMPACT_THREADS>>>(*c, n);
+    GPU_LAUNCHED("par-part-compact", err);
     return SL_OK;
 }
 
@@ -243,6 +300,8 @@ int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, con
         return gpu_fail_input(err, "strategy %s cannot run pass %d", gpu_strategy_label(strategy), pass_id);
     if (strategy == GS_PAR_CELL_SM || strategy == GS_X_PENCIL)
         return launch_staged<wcsph_forces_pairs>(strategy, c, geo, err); /* the one pass in pair form */
+    if (strategy == GS_PAR_PART_COMPACT)
+        return launch_compact<wcsph_forces_pairs>(c, n, err);
     switch (pass_id) {
     case PASS_WCSPH_FORCES: return launch_body<wcsph_forces_body>(strategy, c, n, geo, err);
     case PASS_WCSPH_PREDICT: return launch_body<wcsph_predict_body>(strategy, c, n, geo, err);

@@ -13,7 +13,11 @@
  *                same candidates as par-part. par-cell-sm is x-pencil with L = 1. L comes from the
  *                block size and the most particles in a cell, shrunk so
  *                that every SM gets several blocks.
- * par-part and par-cell run any body. The staged strategies need the pass's pair form (load a
+ *   par-part-compact  par-part, but each thread first tests a chunk of 64 candidates for distance
+ *                alone into a bit mask, then runs the pair physics over the set bits (in par-part
+ *                most lanes idle through the long pair body: a quarter of the candidates are
+ *                neighbours).
+ * par-part and par-cell run any body. par-part-compact and the staged strategies need the pass's pair form (load a
  * source, add a pair, finish a target): the WCSPH forces have it (sph_forces.h). */
 #ifndef SLUICE_GPU_PASS_KERNELS_H
 #define SLUICE_GPU_PASS_KERNELS_H
@@ -28,6 +32,7 @@ enum gpu_strategy {
     GS_PAR_CELL,
     GS_PAR_CELL_SM,
     GS_X_PENCIL,
+    GS_PAR_PART_COMPACT,
     GS_COUNT
 };
 

@@ -46,6 +46,7 @@ typedef struct sph_force_acc {
 typedef struct sph_particle {
     real x, y, z, vx, vy, vz, rho, p;
     int fluid;
+    real inv_rho; /* 1/rho: one division per load instead of two per pair */
 } sph_particle;
 
 HD static inline sph_particle sph_load(const sim_params *P, const sph_force_view *v, int32_t i)
@@ -58,6 +59,7 @@ HD static inline sph_particle sph_load(const sim_params *P, const sph_force_view
     a.vy = v->vy[i];
     a.vz = P->dim == 3 ? v->vz[i] : R(0.0);
     a.rho = v->rho[i];
+    a.inv_rho = R(1.0) / a.rho;
     a.p = v->p[i];
     a.fluid = v->type[i] == PT_FLUID;
     return a;
@@ -73,7 +75,7 @@ HD static inline void sph_force_pair(const sim_params *P, const sph_particle *a,
     real vdotr = dvx * dx + dvy * dy + dvz * dz;
     real m = P->mass;
     real inv_r2eta = R(1.0) / (r2 + P->eta2);
-    real inv_rho_b = R(1.0) / b->rho;
+    real inv_rho_b = b->inv_rho;
 
     acc->drho += m * vdotr * f;
     real mu = P->h * vdotr * inv_r2eta;
@@ -89,7 +91,7 @@ HD static inline void sph_force_pair(const sim_params *P, const sph_particle *a,
     }
     if (!a->fluid)
         return;
-    real s = -m * (a->p + b->p) / a->rho * inv_rho_b;
+    real s = -m * (a->p + b->p) * a->inv_rho * inv_rho_b;
     if (P->viscosity == VISCOSITY_ARTIFICIAL) {
         if (vdotr < R(0.0))
             s += R(2.0) * m * P->alpha * P->c0 * mu / (a->rho + b->rho); /* -m Pi_ij, rhobar = (rho_i + rho_j)/2 */

@@ -187,14 +187,16 @@ static real *run(const backend *be, const char *method, const char *sort, long s
 }
 
 /* After 200 steps (t ~ 0.03 s, the column just starting to fall) the CPU and GPU runs differ by
- * float rounding (fused multiply-adds, pow, CG dot products summed in another order) amplified
- * over the steps. Positions must agree within 1e-3 of the spacing everywhere (measured on the
- * H200: 2e-5 dp WCSPH, 8e-5 MPS, 2e-4 explicit MPS), far below anything physical. Velocities are
- * compared in RMS over the particles: within 0.1% of the RMS speed for WCSPH and MPS (measured
- * 2e-4 and 4e-5); explicit MPS within 5% (measured 3%): at t = 0.03 s its velocities are still of
- * the size of the acoustic noise of its stiff number-density equation of state (gamma = 7), which
- * turns a rounding difference in n into a pressure difference c0^2 rho0 times larger, while the
- * positions, which integrate that noise away, agree to 2e-4 dp. */
+ * float rounding (fused multiply-adds, pow, CG dot products summed in another order, and on the
+ * GPU the neighbour passes' approximate float division and square root, within 2 ulp: CMakeLists)
+ * amplified over the steps. Positions must agree within 1e-3 of the spacing everywhere (measured
+ * on the H200: 1.7e-4 dp WCSPH, 1.8e-4 MPS, 3.6e-4 explicit MPS), far below anything physical.
+ * Velocities are compared in RMS over the particles: within 1e-3 of the RMS speed for MPS
+ * (measured 1e-5); WCSPH within 5e-3 (measured 1.8e-3) and explicit MPS within 5% (measured 4%):
+ * at t = 0.03 s their velocities are still of the size of the acoustic noise of a stiff equation
+ * of state (gamma = 7), which turns a rounding difference in the density into a pressure
+ * difference c0^2 times larger, while the positions, which integrate that noise away, agree to
+ * a few 1e-4 dp. */
 static void cpu_and_gpu_agree(const char *method, double velocity_tolerance)
 {
     size_t n_cpu, n_gpu;
@@ -228,7 +230,7 @@ static void cpu_and_gpu_agree(const char *method, double velocity_tolerance)
 static void wcsph_cpu_gpu(void **state)
 {
     (void)state;
-    cpu_and_gpu_agree("wcsph", 1e-3);
+    cpu_and_gpu_agree("wcsph", 5e-3);
 }
 
 static void mps_cpu_gpu(void **state)
