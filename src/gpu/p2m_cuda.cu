@@ -356,7 +356,7 @@ extern "C" int p2m_cuda_spread(p2m_grid *g, const p2m_cuda_input *in, int method
         return gpu_fail_input(err, "grid: %zu particles do not fit 32-bit indices", in->n);
     if (g->nnodes > (size_t)INT32_MAX - 2)
         return gpu_fail_input(err, "grid: %zu nodes do not fit 32-bit bins", g->nnodes);
-    GPU_TRY(cudaGetLastError(), err); /* a launch that failed before this call is not ours to report */
+    GPU_TRY(cudaGetLastError(), err); /* a launch that failed since the last check: said here, not later */
     p2m_dev *d;
     int rc = device_of(g, in->n, method == P2M_MESH, &d, err);
     if (rc)
