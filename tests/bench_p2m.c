@@ -119,7 +119,6 @@ int main(int argc, char **argv)
     double dmin[3] = {0, 0, 0}, dmax[3] = {1, 1, dim == 3 ? 1 : 0};
     double spacing = 1.0 / side;
     static const double ppn[] = {0.02, 0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4};
-    static const int lane_options[] = {4, 8, 16, 32};
     printf("dim %d, order %d, %d^%d cells, %s\n", dim, order, side, dim, cuda ? "cuda" : "cpu");
     printf("%10s %12s %10s %12s %12s %8s", "particles", "per node", "contrib", "particle s", "mesh s", "ratio");
     if (cuda)
@@ -168,6 +167,7 @@ int main(int argc, char **argv)
                p2m_contributions_per_node(&g, n), tp, tm, tm / tp);
 #ifdef SLUICE_HAVE_CUDA
         if (cuda) {
+            static const int lane_options[] = {4, 8, 16, 32};
             printf(" %6d", g.gpu_lanes_used);
             for (int l = 0; l < 4; ++l) {
                 g.gpu_lanes = lane_options[l];
