@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 struct sim;
+struct p2m_grid;
 
 enum reduce_op {
     REDUCE_MIN, /* smallest value of field a (NaN if any value is NaN) */
@@ -61,6 +62,11 @@ typedef struct backend {
      * of 0) where the host arrays are the state. The viewer then writes its vertex buffer on the
      * device (src/gpu/viz_interop.cu) instead of copying through the host. */
     int (*device_view)(struct sim *s, backend_device_view *out);
+    /* Spreads the fluid onto g by `method` (P2M_PARTICLE or P2M_MESH of p2m_grid.h) where the
+     * particles are, and leaves g's host sums and fields current; NULL where the host arrays are
+     * the state (p2m_grid_update then runs p2m_spread on them). p2m_grid_update decides the
+     * method; call that rather than this. */
+    int (*p2m_spread)(const struct sim *s, struct p2m_grid *g, int method, sl_err *err);
     /* Releases what the backend allocated for s (may be NULL). */
     void (*release)(struct sim *s);
 } backend;

@@ -443,9 +443,11 @@ static int cmd_check(int argc, char **argv)
         printf("%-16s%d x %d", "grid", grid.L.n[0], grid.L.n[1]);
         if (sc.dim == 3)
             printf(" x %d", grid.L.n[2]);
-        printf(" nodes, spacing %g m, order %d; %.3g contributions per node: %s spreading\n", grid.L.spacing,
+        int on_device = s.be->p2m_spread != NULL;
+        printf(" nodes, spacing %g m, order %d; %.3g contributions per node: %s spreading%s\n", grid.L.spacing,
                grid.L.order, p2m_contributions_per_node(&grid, nfluid),
-               p2m_pick(&grid, (int)sc.grid.method, nfluid) == P2M_MESH ? "mesh-based" : "particle-based");
+               p2m_pick(&grid, (int)sc.grid.method, nfluid, on_device) == P2M_MESH ? "mesh-based" : "particle-based",
+               on_device ? " on the GPU" : "");
         p2m_grid_free(&grid);
     }
     double bytes = (double)sim_memory_bytes(&s);

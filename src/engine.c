@@ -99,6 +99,8 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     long next_index = (long)floor(s->t / interval + 1e-9) + 1;
     if (o->restart) {
         rc = io_checkpoint_read(o->restart, s, &series, &next_index, err);
+        if (rc == SL_OK && sc->grid.enabled)
+            io_series_find_grids(&series); /* the earlier run may have written no /grid, or another */
         if (rc == SL_OK)
             rc = sim_sync_device(s, err);
         if (rc) {

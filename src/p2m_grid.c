@@ -1,5 +1,7 @@
 /* p2m_grid.c: particle-to-mesh spreading on the CPU (OpenMP): the particle-based algorithm with
- * atomic adds and the mesh-based gather through a CSR structure; the weights are physics/p2m_weights.h. */
+ * atomic adds and the mesh-based gather through a CSR structure; the weights are physics/p2m_weights.h.
+ * The choice of algorithm for a run (p2m_grid_update) and the hand-over to a backend that spreads on
+ * its device (backend.p2m_spread: src/gpu/p2m_cuda.cu) are here too. */
 #include "p2m_grid.h"
 
 #include "scene.h"
@@ -67,6 +69,8 @@ int p2m_grid_init(p2m_grid *g, int dim, int order, double spacing, const double 
 
 void p2m_grid_free(p2m_grid *g)
 {
+    if (g->device && g->device_free)
+        g->device_free(g->device);
     free(g->mass);
     for (int a = 0; a < 3; ++a)
         free(g->mom[a]);
@@ -86,11 +90,16 @@ double p2m_contributions_per_node(const p2m_grid *g, size_t nfluid)
     return g->nnodes ? (double)nfluid * per / (double)g->nnodes : 0.0;
 }
 
-int p2m_pick(const p2m_grid *g, int requested, size_t nfluid)
+double p2m_mesh_threshold(int on_device)
+{
+    return on_device ? P2M_MESH_THRESHOLD_GPU : P2M_MESH_THRESHOLD;
+}
+
+int p2m_pick(const p2m_grid *g, int requested, size_t nfluid, int on_device)
 {
     if (requested == GRID_METHOD_PARTICLE || requested == GRID_METHOD_MESH)
         return requested == GRID_METHOD_PARTICLE ? P2M_PARTICLE : P2M_MESH;
-    return p2m_contributions_per_node(g, nfluid) >= P2M_MESH_THRESHOLD ? P2M_MESH : P2M_PARTICLE;
+    return p2m_contributions_per_node(g, nfluid) >= p2m_mesh_threshold(on_device) ? P2M_MESH : P2M_PARTICLE;
 }
 
 static size_t node_index(const p2m_layout *L, long i, long j, long k)
@@ -271,11 +280,8 @@ static void finish(p2m_grid *g)
     double vol = pow(g->L.spacing, g->L.dim);
 #pragma omp parallel for schedule(static)
     for (size_t c = 0; c < g->nnodes; ++c) {
-        double m = g->mass[c];
-        g->density[c] = (real)(m / vol);
-        for (int a = 0; a < 3; ++a)
-            g->velocity[3 * c + (size_t)a] = m > 0 ? (real)(g->mom[a][c] / m) : R(0.0);
-        g->pressure[c] = m > 0 ? (real)(g->pmass[c] / m) : R(0.0);
+        double mom[3] = {g->mom[0][c], g->mom[1][c], g->mom[2][c]};
+        p2m_node_fields(g->mass[c], mom, g->pmass[c], vol, &g->density[c], &g->velocity[3 * c], &g->pressure[c]);
     }
 }
 
@@ -304,6 +310,7 @@ int p2m_spread(p2m_grid *g, const particles *p, real mass, int method, sl_err *e
         spread_particles(g, p, mass, &count);
     }
     g->method_used = method;
+    g->on_device = 0;
     g->spread = count;
     g->fluid_mass = (double)count * (double)mass;
     finish(g);
@@ -320,6 +327,11 @@ int p2m_grid_for_sim(p2m_grid *g, const sim *s, sl_err *err)
 
 int p2m_grid_update(p2m_grid *g, const sim *s, sl_err *err)
 {
+    /* types never change, so the host's count holds even while the device has moved on */
     size_t nfluid = particles_count_type(&s->p, PT_FLUID);
-    return p2m_spread(g, &s->p, s->P.mass, p2m_pick(g, (int)s->sc->grid.method, nfluid), err);
+    int on_device = s->be->p2m_spread != NULL;
+    int method = p2m_pick(g, (int)s->sc->grid.method, nfluid, on_device);
+    if (on_device)
+        return s->be->p2m_spread(s, g, method, err);
+    return p2m_spread(g, &s->p, s->P.mass, method, err);
 }

@@ -142,6 +142,26 @@ check "restart" 0 "$exe" run "$long" --restart "$work/long_out/checkpoint.bin" -
 check "restart from garbage" 2 "$exe" run "$long" --restart "$long"
 expect_in "restart from garbage" "$work/err" "not a usable checkpoint"
 
+# A restart that adds a grid group: grid.xmf lists only the snapshots that hold /grid (the earlier run
+# wrote none, and ParaView fails on an index entry whose /grid is missing); snapshots.xmf lists all.
+check "run without a grid" 0 "$exe" run "$small" --out regrid_out --steps 3 --quiet
+gridded="$work/gridded.cfg"
+cat "$small" >"$gridded"
+echo 'grid = { spacing = 0.02; };' >>"$gridded"
+check "restart adding a grid" 0 "$exe" run "$gridded" --out regrid_out --restart "$work/regrid_out/checkpoint.bin" \
+    --steps 3 --quiet
+if [ -f "$work/regrid_out/grid.xmf" ]; then
+    listed=$(grep -o 'snap_[0-9]*\.h5:/grid' "$work/regrid_out/grid.xmf" | sed 's/:.*//' | sort -u)
+    [ -n "$listed" ] || { echo "FAIL restart adding a grid: grid.xmf lists no snapshot"; fails=$((fails + 1)); }
+    (cd "$work/regrid_out" && "$h5check" --grid $listed) ||
+        { echo "FAIL restart adding a grid: grid.xmf lists a snapshot without /grid"; fails=$((fails + 1)); }
+    grep -q 'snap_000000\.h5' "$work/regrid_out/snapshots.xmf" ||
+        { echo "FAIL restart adding a grid: snapshots.xmf lost the earlier snapshots"; fails=$((fails + 1)); }
+else
+    echo "FAIL restart adding a grid: no grid.xmf"
+    fails=$((fails + 1))
+fi
+
 # Every snapshot an index lists is a whole, readable HDF5 snapshot and the index is complete.
 index_readable() { # index_readable NAME DIR
     grep -q "</Xdmf>" "$2/snapshots.xmf" || { echo "FAIL $1: XDMF incomplete"; fails=$((fails + 1)); return; }

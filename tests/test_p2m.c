@@ -183,12 +183,16 @@ static void test_pick(void **state)
     p2m_grid g;
     sl_err err;
     assert_int_equal(p2m_grid_init(&g, 2, 4, 0.1, dmin, dmax, GRID_ALL, P2M_MAX_NODES, &err), SL_OK);
-    size_t few = (size_t)(0.5 * P2M_MESH_THRESHOLD * (double)g.nnodes / 16.0);
-    size_t many = (size_t)(2.0 * P2M_MESH_THRESHOLD * (double)g.nnodes / 16.0);
-    assert_int_equal(p2m_pick(&g, GRID_METHOD_AUTO, few), P2M_PARTICLE);
-    assert_int_equal(p2m_pick(&g, GRID_METHOD_AUTO, many), P2M_MESH);
-    assert_int_equal(p2m_pick(&g, GRID_METHOD_MESH, few), P2M_MESH);
-    assert_int_equal(p2m_pick(&g, GRID_METHOD_PARTICLE, many), P2M_PARTICLE);
+    assert_true(p2m_mesh_threshold(0) == P2M_MESH_THRESHOLD);
+    assert_true(p2m_mesh_threshold(1) == P2M_MESH_THRESHOLD_GPU);
+    for (int dev = 0; dev <= 1; ++dev) {
+        size_t few = (size_t)(0.5 * p2m_mesh_threshold(dev) * (double)g.nnodes / 16.0);
+        size_t many = (size_t)(2.0 * p2m_mesh_threshold(dev) * (double)g.nnodes / 16.0);
+        assert_int_equal(p2m_pick(&g, GRID_METHOD_AUTO, few, dev), P2M_PARTICLE);
+        assert_int_equal(p2m_pick(&g, GRID_METHOD_AUTO, many, dev), P2M_MESH);
+        assert_int_equal(p2m_pick(&g, GRID_METHOD_MESH, few, dev), P2M_MESH);
+        assert_int_equal(p2m_pick(&g, GRID_METHOD_PARTICLE, many, dev), P2M_PARTICLE);
+    }
     /* a grid too fine for the node limit is refused with the key to change */
     p2m_grid big;
     assert_int_equal(p2m_grid_init(&big, 2, 4, 1e-5, dmin, dmax, GRID_ALL, P2M_MAX_NODES, &err), SL_ERR_RUNTIME);

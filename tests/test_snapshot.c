@@ -810,7 +810,7 @@ static void test_xdmf_unwritable(void **state)
     (void)state;
     char dir[512];
     in_tmp(dir, sizeof dir, "missing");
-    io_series_entry e = {"snap_000000.h5", 0.0, 3};
+    io_series_entry e = {"snap_000000.h5", 0.0, 3, 0};
     sl_err err = {{0}};
     assert_int_equal(io_xdmf_write(dir, "x.xmf", &e, 1, OUT_ALL, &err), SL_ERR_RUNTIME);
     assert_non_null(strstr(err.msg, dir));

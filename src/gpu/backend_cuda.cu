@@ -4,6 +4,7 @@
  * output, probes and checkpoints. */
 extern "C" {
 #include "../backend.h"
+#include "../p2m_grid.h"
 #include "../sim.h"
 }
 
@@ -15,6 +16,7 @@ extern "C" {
 #include "gpu_scan.h"
 #include "gpu_scratch.h"
 #include "gpu_sort.h"
+#include "p2m_cuda.h"
 #include "pass_kernels.h"
 
 #include <cuda_runtime.h>
@@ -646,6 +648,19 @@ static int cuda_device_view(sim *s, backend_device_view *out)
     return 1;
 }
 
+/* The grid (scene group `grid`) is spread where the particles are (p2m_cuda.cu), then its sums and
+ * fields are copied into the host arrays that the snapshot writer reads. */
+static int cuda_p2m_spread(const sim *s, p2m_grid *g, int method, sl_err *err)
+{
+    const cuda_sim *st = state_of(s);
+    if (!st) /* nothing on the device yet: the host arrays are the state */
+        return p2m_spread(g, &s->p, s->P.mass, method, err);
+    p2m_cuda_input in = {st->f[PF_X], st->f[PF_Y], st->f[PF_Z], st->f[PF_VX], st->f[PF_VY], st->f[PF_VZ],
+                         st->f[PF_P], st->type, s->p.n, s->P.mass};
+    int rc = p2m_cuda_spread(g, &in, method, err);
+    return rc ? rc : p2m_cuda_to_host(g, err);
+}
+
 /* C++ has designated initializers only from C++20: the order is that of struct backend. */
 extern "C" const backend backend_cuda = {
     "cuda",
@@ -656,5 +671,6 @@ extern "C" const backend backend_cuda = {
     cuda_to_host,
     cuda_to_device,
     cuda_device_view,
+    cuda_p2m_spread,
     cuda_release,
 };

@@ -102,6 +102,7 @@ int io_series_write(io_series *s, const particles *p, const snapshot_info *info,
     snprintf(e->file, sizeof e->file, "snap_%06d.h5", s->count);
     e->time = info->time;
     e->n = p->n;
+    e->grid = s->grid != NULL;
 
     /* The index lists the series' fields, so the snapshot must hold exactly those. */
     snapshot_info inf = *info;
@@ -124,6 +125,15 @@ int io_series_write(io_series *s, const particles *p, const snapshot_info *info,
 void io_series_set_grid(io_series *s, struct p2m_grid *g)
 {
     s->grid = g;
+}
+
+void io_series_find_grids(io_series *s)
+{
+    for (int k = 0; k < s->count; ++k) {
+        io_series_entry *e = &s->entries[k];
+        char path[sizeof s->dir + NAME_ROOM];
+        e->grid = s->grid && join(path, sizeof path, s->dir, e->file) == 0 && io_snapshot_has_grid(path, s->grid);
+    }
 }
 
 void io_series_xdmf_path(const io_series *s, char *buf, size_t len)

@@ -626,3 +626,62 @@ int io_snapshot_write(const char *path, const particles *p, const snapshot_info 
     free(tmp);
     return st;
 }
+
+/* ---- reading back ---------------------------------------------------------------------------- */
+
+/* Reads a numeric attribute of `count` values into buf (as `type`); -1 when missing or of another
+ * size. */
+static int read_attr(hid_t loc, const char *name, hid_t type, size_t count, void *buf)
+{
+    if (H5Aexists(loc, name) <= 0)
+        return -1;
+    hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
+    if (attr < 0)
+        return -1;
+    hid_t space = H5Aget_space(attr);
+    hssize_t have = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+    int rc = have == (hssize_t)count && H5Aread(attr, type, buf) >= 0 ? 0 : -1;
+    if (space >= 0)
+        H5Sclose(space);
+    H5Aclose(attr);
+    return rc;
+}
+
+static int grid_matches(hid_t file, const p2m_grid *g)
+{
+    const p2m_layout *L = &g->L;
+    if (H5Lexists(file, "grid", H5P_DEFAULT) <= 0)
+        return 0;
+    hid_t grp = H5Gopen2(file, "grid", H5P_DEFAULT);
+    if (grp < 0)
+        return 0;
+    int nodes[3] = {0, 0, 0}, order = 0;
+    double origin[3] = {0, 0, 0}, spacing = 0;
+    int ok = read_attr(grp, "nodes", H5T_NATIVE_INT, (size_t)L->dim, nodes) == 0 &&
+             read_attr(grp, "order", H5T_NATIVE_INT, 1, &order) == 0 &&
+             read_attr(grp, "origin", H5T_NATIVE_DOUBLE, (size_t)L->dim, origin) == 0 &&
+             read_attr(grp, "spacing", H5T_NATIVE_DOUBLE, 1, &spacing) == 0 && order == L->order &&
+             spacing == L->spacing;
+    for (int a = 0; a < L->dim && ok; ++a)
+        ok = nodes[a] == L->n[a] && origin[a] == L->origin[a];
+    static const char *const names[] = {"density", "velocity", "pressure"};
+    for (int k = 0; k < 3 && ok; ++k)
+        if (g->fields & (1u << k))
+            ok = H5Lexists(grp, names[k], H5P_DEFAULT) > 0;
+    H5Gclose(grp);
+    return ok;
+}
+
+int io_snapshot_has_grid(const char *path, const p2m_grid *g)
+{
+    H5E_auto2_t old_func = NULL;
+    void *old_data = NULL;
+    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    int ok = file >= 0 && grid_matches(file, g);
+    if (file >= 0)
+        H5Fclose(file);
+    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    return ok;
+}

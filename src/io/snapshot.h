@@ -37,13 +37,14 @@ typedef struct io_series_entry {
     char file[64];   /* file name relative to the directory */
     double time;
     size_t n;
+    int grid;        /* the file holds /grid in the series' grid layout (listed in grid.xmf) */
 } io_series_entry;
 
 typedef struct io_series {
     char dir[4096];
     char xdmf_name[64];   /* "snapshots.xmf" */
     unsigned fields;
-    struct p2m_grid *grid; /* set by io_series_set_grid: every snapshot has /grid, indexed in grid.xmf */
+    struct p2m_grid *grid; /* set by io_series_set_grid: snapshots written from now on have /grid */
     int count, cap;
     io_series_entry *entries;
 } io_series;
@@ -51,9 +52,19 @@ typedef struct io_series {
 /* Creates the directory (and parents) when missing and checks that it is writable. */
 int io_series_open(io_series *s, const char *dir, unsigned fields, sl_err *err);
 
-/* Declares that every snapshot of the series carries the gridded fields of g (its layout and fields
- * do not change during a run); the grid's XDMF index grid.xmf is then written beside snapshots.xmf. */
+/* Declares that every snapshot the series writes carries the gridded fields of g (its layout and
+ * fields do not change during a run); the grid's XDMF index grid.xmf is then written beside
+ * snapshots.xmf, listing the entries whose `grid` is set. */
 void io_series_set_grid(io_series *s, struct p2m_grid *g);
+
+/* After a restart has restored the entries of an earlier run (io_checkpoint_read): sets each
+ * entry's `grid` when its file holds /grid in the layout of s->grid, so that grid.xmf lists those
+ * only (the earlier run may have had no grid group, or another grid). */
+void io_series_find_grids(io_series *s);
+
+/* 1 when the snapshot at `path` has /grid with g's layout (nodes, order, origin, spacing) and every
+ * field of g->fields; 0 otherwise, also when the file cannot be read. Prints nothing. */
+int io_snapshot_has_grid(const char *path, const struct p2m_grid *g);
 
 /* Writes snapshot number s->count as snap_NNNNNN.h5, then rewrites the XDMF index atomically. */
 int io_series_write(io_series *s, const particles *p, const snapshot_info *info, sl_err *err);
@@ -68,7 +79,7 @@ int io_xdmf_write(const char *dir, const char *name, const io_series_entry *entr
                   unsigned fields, sl_err *err);
 
 /* Writes the XDMF index of the gridded fields: a temporal collection of co-rectilinear meshes
- * (3DCoRectMesh / 2DCoRectMesh) pointing at /grid of every snapshot (atomically). */
+ * pointing at /grid of every entry whose `grid` is set (atomically); the others get a comment. */
 int io_xdmf_write_grid(const char *dir, const char *name, const io_series_entry *entries, int count,
                        const struct p2m_grid *g, sl_err *err);
 

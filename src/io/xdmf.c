@@ -1,6 +1,7 @@
 /* xdmf.c: the XDMF 3 index of a snapshot series, a temporal collection of point clouds that
  * ParaView opens directly. Entries without particles are left out (ParaView cannot read
- * zero-sized data items); a comment records each one left out. */
+ * zero-sized data items), and from the grid's index those without /grid; a comment records each
+ * one left out. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "snapshot.h"
@@ -127,6 +128,16 @@ static void put_skipped(FILE *f, const io_series_entry *e)
             e->time);
 }
 
+/* A comment for a snapshot without this grid (written before a restart that added the grid group,
+ * or with another grid): listing it would make ParaView fail on the missing /grid. */
+static void put_no_grid(FILE *f, const io_series_entry *e)
+{
+    fputs("      <!-- ", f);
+    if (!strstr(e->file, "--"))
+        fprintf(f, "%s ", e->file);
+    fprintf(f, "(time %.17g) has no /grid of this layout: left out -->\n", e->time);
+}
+
 static int sync_dir_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -184,8 +195,10 @@ static int write_index(const char *dir, const char *name, const io_series_entry 
     fputs(grid ? "grid" : "particles", f);
     fputs("\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", f);
     for (int k = 0; k < count; ++k) {
-        if (grid)
+        if (grid && entries[k].grid)
             put_grid_mesh(f, &entries[k], grid);
+        else if (grid)
+            put_no_grid(f, &entries[k]);
         else if (entries[k].n == 0)
             put_skipped(f, &entries[k]);
         else

@@ -1,5 +1,6 @@
 /* p2m_weights.h: B-spline weights of particle-to-mesh spreading, one particle and one grid axis at a
- * time. Host-device: the OpenMP spreading (src/p2m_grid.c) and a later CUDA one call the same code.
+ * time, and a node's fields from its sums. Host-device: the OpenMP spreading (src/p2m_grid.c) and the
+ * CUDA one (src/gpu/p2m_cuda.cu) call the same code.
  *
  * A particle at grid coordinate u (position - origin, in node spacings) gives node i the weight
  * M_p(u - i) per axis, M_p the cardinal B-spline of order p (degree p - 1; Hockney & Eastwood,
@@ -95,6 +96,17 @@ HD static inline double p2m_node_weight(const p2m_layout *L, const double t[3], 
 {
     double w = p2m_weight(L->order, t[0], k[0]) * p2m_weight(L->order, t[1], k[1]);
     return L->dim == 3 ? w * p2m_weight(L->order, t[2], k[2]) : w;
+}
+
+/* A node's fields from its sums (sum m w, sum m w v, sum m w p): density = mass / cell volume `vol`,
+ * velocity and pressure mass-weighted; 0 where no mass arrived (finite values for ParaView). */
+HD static inline void p2m_node_fields(double m, const double mom[3], double pm, double vol, real *density,
+                                      real velocity[3], real *pressure)
+{
+    *density = (real)(m / vol);
+    for (int a = 0; a < 3; ++a)
+        velocity[a] = m > 0 ? (real)(mom[a] / m) : R(0.0);
+    *pressure = m > 0 ? (real)(pm / m) : R(0.0);
 }
 
 #endif
