@@ -141,8 +141,7 @@ __global__ void k_par_part_compact(const __grid_constant__ pass_ctx c, int32_t n
     typename T::view v = T::view_of(c);
     typename T::source a = T::load(c, v, i);
     typename T::acc s = T::zero();
-    /* positions are read-only in every pair-form pass: the non-coherent cache path */
-    const real *__restrict__ X = c.f[PF_X], *__restrict__ Y = c.f[PF_Y], *__restrict__ Z = c.f[PF_Z];
+    const real *X = c.f[PF_X], *Y = c.f[PF_Y], *Z = c.f[PF_Z];
     const bool three = c.P.dim == 3;
     const real cut2 = T::cutoff2(c);
     const real xi = X[i], yi = Y[i], zi = three ? Z[i] : R(0.0);
@@ -155,7 +154,7 @@ __global__ void k_par_part_compact(const __grid_constant__ pass_ctx c, int32_t n
             unsigned long long near = 0;
             for (int k = 0; k < m; ++k) {
                 int32_t j = chunk + k;
-                real dx = xi - __ldg(X + j), dy = yi - __ldg(Y + j), dz = three ? zi - __ldg(Z + j) : R(0.0);
+                real dx = xi - X[j], dy = yi - Y[j], dz = three ? zi - Z[j] : R(0.0);
                 if (dx * dx + dy * dy + dz * dz < cut2 && j != i)
                     near |= 1ull << k;
             }
