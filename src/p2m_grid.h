@@ -17,9 +17,9 @@
 
 /* The same for the CUDA kernels (src/gpu/p2m_cuda.cu), whose costs differ: launches and a radix sort
  * per call for the mesh-based gather, contended double atomics in L2 for the particle-based one.
- * PROVISIONAL: not measured yet, set equal to the CPU's; to be replaced by the H200 crossover of
- * `bench_p2m 3 4 --backend cuda` (docs/performance.md, particle-to-mesh spreading). */
-#define P2M_MESH_THRESHOLD_GPU 24.0
+ * Measured on the H200 (`bench_p2m DIM ORDER --backend cuda`, docs/performance.md): the crossover
+ * lies between 40 and 130 contributions per node (3D order 4 on 40^3 and 100^3 cells, 2D order 4). */
+#define P2M_MESH_THRESHOLD_GPU 64.0
 
 #define P2M_MAX_NODES ((size_t)1 << 25) /* 33 M nodes, about 2 GiB of sums and fields */
 

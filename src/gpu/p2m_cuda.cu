@@ -213,13 +213,11 @@ __global__ void k_gather(const p2m_layout L, const int32_t *__restrict__ start, 
     }
 }
 
-/* Lanes per node when the grid does not ask for a number: about 3 to 8 candidates per lane at the
- * average contributions per node (fewer lanes idle on sparse grids, more on dense ones).
- * PROVISIONAL like P2M_MESH_THRESHOLD_GPU: `bench_p2m DIM ORDER --backend cuda` times each. */
-int lanes_for(double contributions)
-{
-    return contributions < 24 ? 4 : contributions < 64 ? 8 : contributions < 160 ? 16 : 32;
-}
+/* Lanes per node when the grid does not ask for a number. Measured on the H200 (bench_p2m, every
+ * lane count, 2D and 3D, orders 2 and 4, 0.1 to 330 contributions per node): 4 lanes were the
+ * fastest in every row, up to 2x faster than 32 on dense grids; a node's candidates come from
+ * order^dim bins, and with more lanes the shuffles and idle lanes cost more than they share. */
+enum { DEFAULT_LANES = 4 };
 
 /* ---- buffers ------------------------------------------------------------------------------------- */
 
@@ -377,7 +375,7 @@ extern "C" int p2m_cuda_spread(p2m_grid *g, const p2m_cuda_input *in, int method
         int32_t nb = 0;
         GPU_TRY(cudaMemcpy(&nb, d->start + nn, sizeof nb, cudaMemcpyDeviceToHost), err);
         spread = (size_t)nb;
-        lanes = g->gpu_lanes > 0 ? g->gpu_lanes : lanes_for(p2m_contributions_per_node(g, spread));
+        lanes = g->gpu_lanes > 0 ? g->gpu_lanes : DEFAULT_LANES;
         if (nb > 0) {
             k_binned<<<gpu_blocks_for(spread), GPU_THREADS>>>(L, *in, d->order, spread, d->cap, d->t, d->i0x, d->v);
             GPU_LAUNCHED("p2m binned", err);
