@@ -612,11 +612,11 @@ extern "C" int cuda_run_pass_strategy(sim *s, int pass_id, int strategy, sl_err 
     return rc;
 }
 
-extern "C" int cuda_wcsph_forces_oracle(sim *s, sl_err *err)
+extern "C" int cuda_pass_oracle(sim *s, int pass_id, sl_err *err)
 {
     pass_ctx c = device_ctx(s);
     state_of(s)->host_current = 0;
-    int rc = gpu_wcsph_forces_all_pairs(&c, (int32_t)s->g.n_inside, err);
+    int rc = gpu_pass_all_pairs(pass_id, &c, (int32_t)s->g.n_inside, err);
     if (rc == SL_OK)
         GPU_TRY(cudaDeviceSynchronize(), err);
     return rc;

@@ -292,7 +292,10 @@ HD static inline int lsmps_gradient_next(const lsmps_gradient_op *op, const mps_
         return 1;
     }
     if (s->stage == LS_FIT) {
-        if (s->fit.count >= dim && lsmps_solve(dim, 1, s->fit.M, s->fit.b)) {
+        /* constant sizes in each branch: the CUDA compiler keeps the sums in registers */
+        int solved = s->fit.count >= dim &&
+                     (dim == 3 ? lsmps_solve(3, 1, s->fit.M, s->fit.b) : lsmps_solve(2, 1, s->fit.M, s->fit.b));
+        if (solved) {
             s->grad[0] = s->fit.b[0] * op->inv_rs;
             s->grad[1] = s->fit.b[1] * op->inv_rs;
             s->grad[2] = dim == 3 ? s->fit.b[2] * op->inv_rs : R(0.0);

@@ -60,11 +60,11 @@ static const pass pass_collision_apply = {"mps.collision_apply", PASS_MPS_COLLIS
                                           mps_collision_apply_body_range, 0};
 static const pass pass_density = {"mps.density", PASS_MPS_DENSITY, mps_density_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
 static const pass pass_wall_pressure = {"mps.wall_pressure", PASS_MPS_WALL_PRESSURE,
-                                        mps_wall_pressure_body_range, PASS_NEIGHBOURS};
+                                        mps_wall_pressure_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
 static const pass pass_ppe_setup = {"mps.ppe_setup", PASS_MPS_PPE_SETUP, mps_ppe_setup_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
 static const pass pass_ppe_apply = {"mps.ppe_apply", PASS_MPS_PPE_APPLY, mps_ppe_apply_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
 static const pass pass_pressure = {"mps.pressure", PASS_MPS_PRESSURE, mps_pressure_body_range, 0};
-static const pass pass_gradient = {"mps.gradient", PASS_MPS_GRADIENT, mps_gradient_body_range, PASS_NEIGHBOURS /* adds to fallback */};
+static const pass pass_gradient = {"mps.gradient", PASS_MPS_GRADIENT, mps_gradient_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
 static const pass pass_correct = {"mps.correct", PASS_MPS_CORRECT, mps_correct_body_range, 0};
 
 const pass mps_pass_op_gradient = {"mps.op.gradient", PASS_MPS_OP_GRADIENT, mps_op_gradient_body_range,

@@ -19,7 +19,9 @@ enum mps_slot {
     MS_N_START,          /* number density at the start of the step (mixed source) */
     MS_GX, MS_GY, MS_GZ, /* pressure gradient (the collision velocity change before it) */
     MS_SPEED,            /* |u| of fluid particles, for the time step */
-    MS_FALLBACK,         /* LSMPS operators that fell back to MPS for this particle in this step */
+    MS_FALLBACK,         /* LSMPS operators that fell back to MPS for this particle in this step: the
+                          * accel pass's (0 or dim) plus the gradient pass's (0 or 1), kept apart so
+                          * that the gradient pass may be re-run (CUDA auto times it) */
     MS_COUNT_EXPLICIT,
     /* Poisson system and CG work fields (semi-implicit only) */
     MS_B = MS_COUNT_EXPLICIT, MS_DIAG, MS_X, MS_R, MS_Z, MS_D, MS_Q,
@@ -620,7 +622,9 @@ HD static inline void mps_gradient_pass_finish(const pass_ctx *c, const mps_part
     PASS_FIELD(c, MS_GX)[i] = g[0];
     PASS_FIELD(c, MS_GY)[i] = g[1];
     PASS_FIELD(c, MS_GZ)[i] = g[2];
-    PASS_FIELD(c, MS_FALLBACK)[i] += (real)fell_back;
+    real *fallback = PASS_FIELD(c, MS_FALLBACK);
+    real accel_part = fallback[i] >= (real)c->P.dim ? (real)c->P.dim : R(0.0);
+    fallback[i] = accel_part + (real)fell_back;
 }
 
 MPS_PASS_BODY(gradient)
