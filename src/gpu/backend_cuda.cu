@@ -584,6 +584,11 @@ extern "C" const char *cuda_last_error(const sim *s)
     return st && st->last_error[0] ? st->last_error : NULL;
 }
 
+extern "C" const char *cuda_strategy_label(int strategy)
+{
+    return gpu_strategy_label(strategy);
+}
+
 extern "C" int cuda_strategy_of(const sim *s, int pass_id)
 {
     const cuda_sim *st = state_of(s);

@@ -20,6 +20,9 @@ size_t cuda_device_bytes(const struct sim *s);
 /* The first CUDA error met by a call that cannot return one (run_pass, reduce), or NULL. */
 const char *cuda_last_error(const struct sim *s);
 
+/* The name of a strategy (enum gpu_strategy of pass_kernels.h): "par-part", ... */
+const char *cuda_strategy_label(int strategy);
+
 /* The strategy (enum gpu_strategy of pass_kernels.h) auto chose for a pass, or -1. */
 int cuda_strategy_of(const struct sim *s, int pass_id);
 

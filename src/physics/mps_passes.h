@@ -317,7 +317,13 @@ typedef struct mps_density_pass_acc {
 
 HD static inline mps_particle mps_density_pass_load(const pass_ctx *c, int32_t j)
 {
-    return mps_pass_particle(c, j, 0, 0, 0, 0);
+    mps_particle p;
+    p.x = c->f[PF_X][j];
+    p.y = c->f[PF_Y][j];
+    p.z = c->P.dim == 3 ? c->f[PF_Z][j] : R(0.0);
+    p.u[0] = p.u[1] = p.u[2] = R(0.0);
+    p.cls = 0; /* every class counts; the pass rewrites the classes, so it must not read them */
+    return p;
 }
 
 HD static inline int mps_density_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i,
@@ -367,7 +373,10 @@ typedef struct mps_wall_pressure_pass_acc {
 
 HD static inline mps_particle mps_wall_pressure_pass_load(const pass_ctx *c, int32_t j)
 {
-    return mps_pass_particle(c, j, 1, c->f[PF_P], 0, 0);
+    mps_particle p = mps_pass_particle(c, j, 0, 0, 0, 0);
+    /* only the fluid's pressure: the pass rewrites the walls' */
+    p.u[0] = mps_class_is_fluid(p.cls) ? c->f[PF_P][j] : R(0.0);
+    return p;
 }
 
 HD static inline int mps_wall_pressure_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i,
