@@ -587,6 +587,11 @@ extern "C" const char *cuda_last_error(const sim *s)
     return st && st->last_error[0] ? st->last_error : NULL;
 }
 
+extern "C" const char *cuda_strategy_label(int strategy)
+{
+    return gpu_strategy_label(strategy);
+}
+
 extern "C" int cuda_strategy_of(const sim *s, int pass_id)
 {
     const cuda_sim *st = state_of(s);
@@ -615,11 +620,11 @@ extern "C" int cuda_run_pass_strategy(sim *s, int pass_id, int strategy, sl_err 
     return rc;
 }
 
-extern "C" int cuda_wcsph_forces_oracle(sim *s, sl_err *err)
+extern "C" int cuda_pass_oracle(sim *s, int pass_id, sl_err *err)
 {
     pass_ctx c = device_ctx(s);
     state_of(s)->host_current = 0;
-    int rc = gpu_wcsph_forces_all_pairs(&c, (int32_t)s->g.n_inside, err);
+    int rc = gpu_pass_all_pairs(pass_id, &c, (int32_t)s->g.n_inside, err);
     if (rc == SL_OK)
         GPU_TRY(cudaDeviceSynchronize(), err);
     return rc;

@@ -20,15 +20,18 @@ size_t cuda_device_bytes(const struct sim *s);
 /* The first CUDA error met by a call that cannot return one (run_pass, reduce), or NULL. */
 const char *cuda_last_error(const struct sim *s);
 
+/* The name of a strategy (enum gpu_strategy of pass_kernels.h): "par-part", ... */
+const char *cuda_strategy_label(int strategy);
+
 /* The strategy (enum gpu_strategy of pass_kernels.h) auto chose for a pass, or -1. */
 int cuda_strategy_of(const struct sim *s, int pass_id);
 
-/* For the GPU tests: runs pass `pass_id` over the particles inside with `strategy` (enum
- * gpu_strategy), or the WCSPH forces with the all-pairs oracle kernel. */
+/* For the GPU tests and `sluice bench`: runs pass `pass_id` over the particles inside with
+ * `strategy` (enum gpu_strategy), or with the all-pairs oracle kernel (passes with a pair form). */
 typedef struct sl_err sl_err;
 int cuda_strategy_valid(struct sim *s, int pass_id, int strategy);
 int cuda_run_pass_strategy(struct sim *s, int pass_id, int strategy, sl_err *err);
-int cuda_wcsph_forces_oracle(struct sim *s, sl_err *err);
+int cuda_pass_oracle(struct sim *s, int pass_id, sl_err *err);
 
 #ifdef __cplusplus
 }

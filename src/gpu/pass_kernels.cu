@@ -52,7 +52,19 @@ __global__ void k_par_cell(const __grid_constant__ pass_ctx c, const launch_geom
 
 /* ---- staged strategies: passes in pair form -------------------------------------------------- */
 
-/* The WCSPH forces in pair form (sph_forces.h). */
+/* A pass in pair form, as the staged kernels and the all-pairs oracle drive it:
+ *   source                 what a candidate is staged as in shared memory
+ *   acc                    a target's state over its sweeps
+ *   load(c, v, j)          particle j as a source
+ *   begin(c, v, i, a, s)   starts target i; true when it needs a sweep over its candidates
+ *   add(c, a, i, b, j, s)  what candidate j adds to target i
+ *   next(c, v, i, a, s)    the end of a sweep: true when target i needs another one
+ *   finish(c, v, i, a, s)  writes target i's outputs
+ * The block sweeps until none of its targets wants another sweep (__syncthreads_or), so the
+ * multi-sweep MPS operators (stabilised gradient, LSMPS with its MPS fallback) stage their
+ * candidates again for each sweep. */
+
+/* The WCSPH forces in pair form (sph_forces.h): one sweep. */
 struct wcsph_forces_pairs {
     typedef sph_particle source;
     typedef sph_force_acc acc;
@@ -60,20 +72,78 @@ struct wcsph_forces_pairs {
     __device__ static view view_of(const pass_ctx &c) { return wcsph_force_view(&c); }
     __device__ static real cutoff2(const pass_ctx &c) { return c.P.r2_max; }
     __device__ static source load(const pass_ctx &c, const view &v, int32_t j) { return sph_load(&c.P, &v, j); }
-    __device__ static acc zero()
+    __device__ static bool begin(const pass_ctx &, const view &, int32_t, const source &, acc &s)
     {
-        acc a = {0, 0, 0, 0, 0};
-        return a;
+        acc z = {0, 0, 0, 0, 0};
+        s = z;
+        return true;
     }
     __device__ static void add(const pass_ctx &c, const source &a, int32_t i, const source &b, int32_t j, acc &s)
     {
         sph_force_candidate(&c.P, &a, i, &b, j, &s);
     }
+    __device__ static bool next(const pass_ctx &, const view &, int32_t, const source &, acc &) { return false; }
     __device__ static void finish(const pass_ctx &c, const view &v, int32_t i, const source &a, const acc &s)
     {
         sph_force_finish(&c.P, &v, i, &a, &s);
     }
 };
+
+/* An MPS pass in pair form (mps_passes.h: mps_NAME_pass_*), the functions its CPU body runs. */
+#define MPS_PAIRS(NAME)                                                                                 \
+    struct mps_##NAME##_pairs {                                                                         \
+        typedef mps_particle source;                                                                    \
+        typedef mps_##NAME##_pass_acc acc;                                                              \
+        typedef int view;                                                                               \
+        __device__ static view view_of(const pass_ctx &) { return 0; }                                  \
+        __device__ static source load(const pass_ctx &c, const view &, int32_t j)                       \
+        {                                                                                               \
+            return mps_##NAME##_pass_load(&c, j);                                                       \
+        }                                                                                               \
+        __device__ static bool begin(const pass_ctx &c, const view &, int32_t i, const source &a, acc &s) \
+        {                                                                                               \
+            return mps_##NAME##_pass_begin(&c, &a, i, &s) != 0;                                         \
+        }                                                                                               \
+        __device__ static void add(const pass_ctx &c, const source &a, int32_t i, const source &b, int32_t j, \
+                                   acc &s)                                                              \
+        {                                                                                               \
+            mps_##NAME##_pass_add(&c, &a, i, &b, j, &s);                                                \
+        }                                                                                               \
+        __device__ static bool next(const pass_ctx &c, const view &, int32_t i, const source &a, acc &s)  \
+        {                                                                                               \
+            return mps_##NAME##_pass_next(&c, &a, i, &s) != 0;                                          \
+        }                                                                                               \
+        __device__ static void finish(const pass_ctx &c, const view &, int32_t i, const source &a,        \
+                                      const acc &s)                                                     \
+        {                                                                                               \
+            mps_##NAME##_pass_finish(&c, &a, i, &s);                                                    \
+        }                                                                                               \
+    };
+
+MPS_PAIRS(accel)
+MPS_PAIRS(collision)
+MPS_PAIRS(density)
+MPS_PAIRS(wall_pressure)
+MPS_PAIRS(ppe_setup)
+MPS_PAIRS(ppe_apply)
+MPS_PAIRS(gradient)
+MPS_PAIRS(op_gradient)
+MPS_PAIRS(op_laplacian)
+MPS_PAIRS(op_lsmps_gradient)
+
+/* Every pass with a pair form: X(pass id, traits). */
+#define PAIR_FORM_PASSES(X)                                                                           \
+    X(PASS_WCSPH_FORCES, wcsph_forces_pairs)                                                          \
+    X(PASS_MPS_ACCEL, mps_accel_pairs)                                                                \
+    X(PASS_MPS_COLLISION, mps_collision_pairs)                                                        \
+    X(PASS_MPS_DENSITY, mps_density_pairs)                                                            \
+    X(PASS_MPS_WALL_PRESSURE, mps_wall_pressure_pairs)                                                \
+    X(PASS_MPS_PPE_SETUP, mps_ppe_setup_pairs)                                                        \
+    X(PASS_MPS_PPE_APPLY, mps_ppe_apply_pairs)                                                        \
+    X(PASS_MPS_GRADIENT, mps_gradient_pairs)                                                          \
+    X(PASS_MPS_OP_GRADIENT, mps_op_gradient_pairs)                                                    \
+    X(PASS_MPS_OP_LAPLACIAN, mps_op_laplacian_pairs)                                                  \
+    X(PASS_MPS_OP_LSMPS_GRADIENT, mps_op_lsmps_gradient_pairs)
 
 /* x-pencil (and par-cell-sm with L = 1): block b takes cells [ix0, ix0 + L) of one (iy, iz) row;
  * its targets, at most blockDim of them, are contiguous; so is each source pencil. */
@@ -97,29 +167,36 @@ __global__ void k_pencil(const __grid_constant__ pass_ctx c, const launch_geom g
     bool active = i < te;
     typename T::view v = T::view_of(c);
     typename T::source a;
-    typename T::acc s = T::zero();
-    if (active)
+    typename T::acc s;
+    bool want = false;
+    if (active) {
         a = T::load(c, v, i);
+        want = T::begin(c, v, i, a, s);
+    }
     int nd = c.nb.ndiv;
     int32_t my_cell = active ? c.nb.cell[i] : c0;
-    for (int r = 0; r < c.nb.nruns; ++r) {
-        int32_t centre = c0 + c.nb.run_offset[r];
-        int32_t sb = start[centre - nd], se = start[centre + len + nd];
-        /* this target's own forward-star run inside the pencil's: the same candidates as par-part */
-        int32_t mb, me;
-        nbr_run_range(&c.nb, my_cell, r, &mb, &me);
-        for (int32_t chunk = sb; chunk < se; chunk += (int32_t)blockDim.x) {
-            int32_t j = chunk + (int32_t)threadIdx.x;
-            if (j < se)
-                src[threadIdx.x] = T::load(c, v, j);
-            __syncthreads();
-            if (active) {
-                int32_t kb = max(mb, chunk) - chunk, ke = min(me, chunk + (int32_t)blockDim.x) - chunk;
-                for (int32_t k = kb; k < ke; ++k)
-                    T::add(c, a, i, src[k], chunk + k, s);
+    while (__syncthreads_or(want)) { /* a sweep while any target of the block wants one */
+        for (int r = 0; r < c.nb.nruns; ++r) {
+            int32_t centre = c0 + c.nb.run_offset[r];
+            int32_t sb = start[centre - nd], se = start[centre + len + nd];
+            /* this target's own forward-star run inside the pencil's: the same candidates as par-part */
+            int32_t mb, me;
+            nbr_run_range(&c.nb, my_cell, r, &mb, &me);
+            for (int32_t chunk = sb; chunk < se; chunk += (int32_t)blockDim.x) {
+                int32_t j = chunk + (int32_t)threadIdx.x;
+                if (j < se)
+                    src[threadIdx.x] = T::load(c, v, j);
+                __syncthreads();
+                if (want) {
+                    int32_t kb = max(mb, chunk) - chunk, ke = min(me, chunk + (int32_t)blockDim.x) - chunk;
+                    for (int32_t k = kb; k < ke; ++k)
+                        T::add(c, a, i, src[k], chunk + k, s);
+                }
+                __syncthreads();
             }
-            __syncthreads();
         }
+        if (want)
+            want = T::next(c, v, i, a, s);
     }
     if (active)
         T::finish(c, v, i, a, s);
@@ -140,30 +217,34 @@ __global__ void k_par_part_compact(const __grid_constant__ pass_ctx c, int32_t n
         return;
     typename T::view v = T::view_of(c);
     typename T::source a = T::load(c, v, i);
-    typename T::acc s = T::zero();
+    typename T::acc s;
+    bool want = T::begin(c, v, i, a, s);
     const real *X = c.f[PF_X], *Y = c.f[PF_Y], *Z = c.f[PF_Z];
     const bool three = c.P.dim == 3;
     const real cut2 = T::cutoff2(c);
     const real xi = X[i], yi = Y[i], zi = three ? Z[i] : R(0.0);
     const int32_t cell = c.nb.cell[i];
-    for (int r = 0; r < c.nb.nruns; ++r) {
-        int32_t jb, je;
-        nbr_run_range(&c.nb, cell, r, &jb, &je);
-        for (int32_t chunk = jb; chunk < je; chunk += 64) {
-            int m = min(64, je - chunk);
-            unsigned long long near = 0;
-            for (int k = 0; k < m; ++k) {
-                int32_t j = chunk + k;
-                real dx = xi - X[j], dy = yi - Y[j], dz = three ? zi - Z[j] : R(0.0);
-                if (dx * dx + dy * dy + dz * dz < cut2 && j != i)
-                    near |= 1ull << k;
-            }
-            while (near) {
-                int32_t j = chunk + __ffsll((long long)near) - 1;
-                near &= near - 1;
-                T::add(c, a, i, T::load(c, v, j), j, s);
+    while (want) {
+        for (int r = 0; r < c.nb.nruns; ++r) {
+            int32_t jb, je;
+            nbr_run_range(&c.nb, cell, r, &jb, &je);
+            for (int32_t chunk = jb; chunk < je; chunk += 64) {
+                int m = min(64, je - chunk);
+                unsigned long long near = 0;
+                for (int k = 0; k < m; ++k) {
+                    int32_t j = chunk + k;
+                    real dx = xi - X[j], dy = yi - Y[j], dz = three ? zi - Z[j] : R(0.0);
+                    if (dx * dx + dy * dy + dz * dz < cut2 && j != i)
+                        near |= 1ull << k;
+                }
+                while (near) {
+                    int32_t j = chunk + __ffsll((long long)near) - 1;
+                    near &= near - 1;
+                    T::add(c, a, i, T::load(c, v, j), j, s);
+                }
             }
         }
+        want = T::next(c, v, i, a, s);
     }
     T::finish(c, v, i, a, s);
 }
@@ -178,19 +259,26 @@ __global__ void k_all_pairs(const __grid_constant__ pass_ctx c, int32_t n)
     bool active = i < n;
     typename T::view v = T::view_of(c);
     typename T::source a;
-    typename T::acc s = T::zero();
-    if (active)
+    typename T::acc s;
+    bool want = false;
+    if (active) {
         a = T::load(c, v, i);
-    for (int32_t tile = 0; tile < n; tile += (int32_t)blockDim.x) {
-        int32_t j = tile + (int32_t)threadIdx.x;
-        if (j < n)
-            src[threadIdx.x] = T::load(c, v, j);
-        __syncthreads();
-        int count = min((int32_t)blockDim.x, n - tile);
-        if (active)
-            for (int k = 0; k < count; ++k)
-                T::add(c, a, i, src[k], tile + k, s);
-        __syncthreads();
+        want = T::begin(c, v, i, a, s);
+    }
+    while (__syncthreads_or(want)) {
+        for (int32_t tile = 0; tile < n; tile += (int32_t)blockDim.x) {
+            int32_t j = tile + (int32_t)threadIdx.x;
+            if (j < n)
+                src[threadIdx.x] = T::load(c, v, j);
+            __syncthreads();
+            int count = min((int32_t)blockDim.x, n - tile);
+            if (want)
+                for (int k = 0; k < count; ++k)
+                    T::add(c, a, i, src[k], tile + k, s);
+            __syncthreads();
+        }
+        if (want)
+            want = T::next(c, v, i, a, s);
     }
     if (active)
         T::finish(c, v, i, a, s);
@@ -228,7 +316,14 @@ static int pencil_length(const launch_geom *g)
 
 static int has_pair_form(int pass_id)
 {
-    return pass_id == PASS_WCSPH_FORCES;
+    switch (pass_id) {
+#define PAIR_FORM_CASE(id, traits) case id:
+        PAIR_FORM_PASSES(PAIR_FORM_CASE)
+#undef PAIR_FORM_CASE
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *geo)
@@ -242,7 +337,7 @@ int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *
     case GS_X_PENCIL:
         return n == geo->n && has_pair_form(pass_id) && geo->max_per_cell <= STAGED_MAX_THREADS;
     case GS_PAR_PART_COMPACT:
-        return has_pair_form(pass_id);
+        return pass_id == PASS_WCSPH_FORCES; /* the one pair form with a cut-off radius (cutoff2) */
     default:
         return 0;
     }
@@ -298,10 +393,18 @@ int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, con
 {
     if (!gpu_strategy_valid(pass_id, strategy, n, geo))
         return gpu_fail_input(err, "strategy %s cannot run pass %d", gpu_strategy_label(strategy), pass_id);
-    if (strategy == GS_PAR_CELL_SM || strategy == GS_X_PENCIL)
-        return launch_staged<wcsph_forces_pairs>(strategy, c, geo, err); /* the one pass in pair form */
+    if (strategy == GS_PAR_CELL_SM || strategy == GS_X_PENCIL) {
+        switch (pass_id) {
+#define PAIR_FORM_CASE(id, traits) \
+    case id: return launch_staged<traits>(strategy, c, geo, err);
+            PAIR_FORM_PASSES(PAIR_FORM_CASE)
+#undef PAIR_FORM_CASE
+        default:
+            return gpu_fail_input(err, "pass %d has no pair form", pass_id);
+        }
+    }
     if (strategy == GS_PAR_PART_COMPACT)
-        return launch_compact<wcsph_forces_pairs>(c, n, err);
+        return launch_compact<wcsph_forces_pairs>(c, n, err); /* needs a cut-off: the WCSPH forces only */
     switch (pass_id) {
     case PASS_WCSPH_FORCES: return launch_body<wcsph_forces_body>(strategy, c, n, geo, err);
     case PASS_WCSPH_PREDICT: return launch_body<wcsph_predict_body>(strategy, c, n, geo, err);
@@ -318,18 +421,33 @@ int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, con
     case PASS_MPS_PRESSURE: return launch_body<mps_pressure_body>(strategy, c, n, geo, err);
     case PASS_MPS_GRADIENT: return launch_body<mps_gradient_body>(strategy, c, n, geo, err);
     case PASS_MPS_CORRECT: return launch_body<mps_correct_body>(strategy, c, n, geo, err);
+    case PASS_MPS_OP_GRADIENT: return launch_body<mps_op_gradient_body>(strategy, c, n, geo, err);
+    case PASS_MPS_OP_LAPLACIAN: return launch_body<mps_op_laplacian_body>(strategy, c, n, geo, err);
+    case PASS_MPS_OP_LSMPS_GRADIENT: return launch_body<mps_op_lsmps_gradient_body>(strategy, c, n, geo, err);
     default:
         return gpu_fail_input(err, "the CUDA backend has no kernel for pass %d", pass_id);
     }
 }
 
-int gpu_wcsph_forces_all_pairs(const pass_ctx *c, int32_t n, sl_err *err)
+template <class T>
+static int launch_all_pairs(const pass_ctx *c, int32_t n, sl_err *err)
+{
+    const unsigned threads = 128;
+    k_all_pairs<T><<<(unsigned)((n + threads - 1) / threads), threads, threads * sizeof(typename T::source)>>>(*c, n);
+    GPU_LAUNCHED("all-pairs oracle", err);
+    return SL_OK;
+}
+
+int gpu_pass_all_pairs(int pass_id, const pass_ctx *c, int32_t n, sl_err *err)
 {
     if (n <= 0)
         return SL_OK;
-    const unsigned threads = 128;
-    k_all_pairs<wcsph_forces_pairs><<<(unsigned)((n + threads - 1) / threads), threads,
-                                       threads * sizeof(sph_particle)>>>(*c, n);
-    GPU_LAUNCHED("all-pairs oracle", err);
-    return SL_OK;
+    switch (pass_id) {
+#define PAIR_FORM_CASE(id, traits) \
+    case id: return launch_all_pairs<traits>(c, n, err);
+        PAIR_FORM_PASSES(PAIR_FORM_CASE)
+#undef PAIR_FORM_CASE
+    default:
+        return gpu_fail_input(err, "pass %d has no pair form: no all-pairs oracle", pass_id);
+    }
 }

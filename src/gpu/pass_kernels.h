@@ -16,9 +16,14 @@
  *   par-part-compact  par-part, but each thread first tests a chunk of 64 candidates for distance
  *                alone into a bit mask, then runs the pair physics over the set bits (in par-part
  *                most lanes idle through the long pair body: a quarter of the candidates are
- *                neighbours).
- * par-part and par-cell run any body. par-part-compact and the staged strategies need the pass's pair form (load a
- * source, add a pair, finish a target): the WCSPH forces have it (sph_forces.h). */
+ *                neighbours). It needs a pass whose pair form has one cut-off radius: the WCSPH
+ *                forces.
+ * par-part and par-cell run any body. The staged strategies need the pass's pair form (load a
+ * source, begin a target, add a pair, end a sweep, finish a target): the WCSPH forces
+ * (sph_forces.h) and every MPS neighbour pass (mps_passes.h: accel, collision, density,
+ * wall_pressure, ppe_setup, ppe_apply, gradient, and the single operators of the benchmark)
+ * have one. Operators of more than one sweep (the stabilised gradient, LSMPS with its MPS
+ * fallback) sweep the block's candidates again until no target of the block wants more. */
 #ifndef SLUICE_GPU_PASS_KERNELS_H
 #define SLUICE_GPU_PASS_KERNELS_H
 
@@ -56,9 +61,9 @@ int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *
 int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, const launch_geom *geo,
                     sl_err *err);
 
-/* The test oracle: the WCSPH force pass computed by an all-pairs tiled kernel (targets in
- * registers, every particle as a source, staged through shared memory tile by tile). Writes the
- * same fields as the pass. */
-int gpu_wcsph_forces_all_pairs(const pass_ctx *c, int32_t n, sl_err *err);
+/* The test oracle: pass `pass_id` (one with a pair form) computed by an all-pairs tiled kernel
+ * (targets in registers, every particle [0, n) as a candidate, staged through shared memory tile
+ * by tile). Writes the same fields as the pass. */
+int gpu_pass_all_pairs(int pass_id, const pass_ctx *c, int32_t n, sl_err *err);
 
 #endif

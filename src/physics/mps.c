@@ -49,6 +49,9 @@ PASS_CPU_RANGE(mps_ppe_apply_body)
 PASS_CPU_RANGE(mps_pressure_body)
 PASS_CPU_RANGE(mps_gradient_body)
 PASS_CPU_RANGE(mps_correct_body)
+PASS_CPU_RANGE(mps_op_gradient_body)
+PASS_CPU_RANGE(mps_op_laplacian_body)
+PASS_CPU_RANGE(mps_op_lsmps_gradient_body)
 
 static const pass pass_accel = {"mps.accel", PASS_MPS_ACCEL, mps_accel_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
 static const pass pass_predict = {"mps.predict", PASS_MPS_PREDICT, mps_predict_body_range, 0};
@@ -57,12 +60,19 @@ static const pass pass_collision_apply = {"mps.collision_apply", PASS_MPS_COLLIS
                                           mps_collision_apply_body_range, 0};
 static const pass pass_density = {"mps.density", PASS_MPS_DENSITY, mps_density_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
 static const pass pass_wall_pressure = {"mps.wall_pressure", PASS_MPS_WALL_PRESSURE,
-                                        mps_wall_pressure_body_range, PASS_NEIGHBOURS};
+                                        mps_wall_pressure_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
 static const pass pass_ppe_setup = {"mps.ppe_setup", PASS_MPS_PPE_SETUP, mps_ppe_setup_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
 static const pass pass_ppe_apply = {"mps.ppe_apply", PASS_MPS_PPE_APPLY, mps_ppe_apply_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
 static const pass pass_pressure = {"mps.pressure", PASS_MPS_PRESSURE, mps_pressure_body_range, 0};
-static const pass pass_gradient = {"mps.gradient", PASS_MPS_GRADIENT, mps_gradient_body_range, PASS_NEIGHBOURS /* adds to fallback */};
+static const pass pass_gradient = {"mps.gradient", PASS_MPS_GRADIENT, mps_gradient_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
 static const pass pass_correct = {"mps.correct", PASS_MPS_CORRECT, mps_correct_body_range, 0};
+
+const pass mps_pass_op_gradient = {"mps.op.gradient", PASS_MPS_OP_GRADIENT, mps_op_gradient_body_range,
+                                   PASS_NEIGHBOURS | PASS_REPEATABLE};
+const pass mps_pass_op_laplacian = {"mps.op.laplacian", PASS_MPS_OP_LAPLACIAN, mps_op_laplacian_body_range,
+                                    PASS_NEIGHBOURS | PASS_REPEATABLE};
+const pass mps_pass_op_lsmps_gradient = {"mps.op.lsmps_gradient", PASS_MPS_OP_LSMPS_GRADIENT,
+                                         mps_op_lsmps_gradient_body_range, PASS_NEIGHBOURS | PASS_REPEATABLE};
 
 /* ---- set-up ------------------------------------------------------------------------------ */
 
@@ -95,6 +105,7 @@ static int mps_init_common(sim *s, int is_explicit, sl_err *err)
     M->re_n = (real)(sc->mps.re_density * l0);
     M->re_lap = (real)(sc->mps.re_laplacian * l0);
     M->rs = (real)(sc->mps.lsmps_scale * l0);
+    M->inv_rs = R(1.0) / M->rs;
     M->beta = (real)sc->mps.surface_beta;
     M->mixed_gamma = (real)sc->mps.mixed_gamma;
     M->relaxation = (real)sc->mps.relaxation;

@@ -14,33 +14,42 @@
 #include "../nbr_grid.h"
 #include "mps_operators.h"
 
+/* What neighbour j (u in u[0..2]) adds to particle i's velocity change c when the two are closer
+ * than sqrt(d2max) and approach each other. */
+HD static inline void mps_collision_pair(int dim, unsigned mask, real d2max, real restitution, const mps_particle *a,
+                                         int32_t i, const mps_particle *b, int32_t j, real c[3])
+{
+    if (!mps_admits(mask, i, b, j))
+        return;
+    mps_pair g = mps_pair_of(dim, a, b);
+    if (g.r2 >= d2max || !(g.r2 > R(0.0)))
+        return;
+    real inv_r = R(1.0) / real_sqrt(g.r2);
+    real nx = g.dx * inv_r, ny = g.dy * inv_r, nz = g.dz * inv_r;
+    real uzi = dim == 3 ? a->u[2] : R(0.0);
+    real ujz = dim == 3 ? b->u[2] : R(0.0);
+    real approach = (a->u[0] - b->u[0]) * nx + (a->u[1] - b->u[1]) * ny + (uzi - ujz) * nz;
+    if (approach <= R(0.0))
+        return;
+    real s = -R(0.5) * (R(1.0) + restitution) * approach;
+    c[0] += s * nx;
+    c[1] += s * ny;
+    c[2] += s * nz;
+}
+
 HD static inline void mps_collision(const mps_view *v, const nbr_view *nb, real distance, real restitution,
                                     const real *ux, const real *uy, const real *uz, int32_t i, real du[3])
 {
     real d2max = distance * distance;
-    real uxi = ux[i], uyi = uy[i], uzi = v->dim == 3 ? uz[i] : R(0.0);
-    real cx = R(0.0), cy = R(0.0), cz = R(0.0);
-    NBR_FOR_CANDIDATES(nb, i, j, {
-        if (!mps_counts(v, i, j))
-            continue;
-        real d[3];
-        real r2 = mps_rel(v, i, j, d);
-        if (r2 >= d2max || !(r2 > R(0.0)))
-            continue;
-        real inv_r = R(1.0) / real_sqrt(r2);
-        real nx = d[0] * inv_r, ny = d[1] * inv_r, nz = d[2] * inv_r;
-        real ujz = v->dim == 3 ? uz[j] : R(0.0);
-        real approach = (uxi - ux[j]) * nx + (uyi - uy[j]) * ny + (uzi - ujz) * nz;
-        if (approach <= R(0.0))
-            continue;
-        real s = -R(0.5) * (R(1.0) + restitution) * approach;
-        cx += s * nx;
-        cy += s * ny;
-        cz += s * nz;
-    });
-    du[0] = cx;
-    du[1] = cy;
-    du[2] = v->dim == 3 ? cz : R(0.0);
+    unsigned mask = v->cls ? v->mask : ~0u;
+    const real *z = v->dim == 3 ? uz : 0;
+    mps_particle a = mps_load(v, ux, uy, z, i);
+    real c[3] = {R(0.0), R(0.0), R(0.0)};
+    MPS_SWEEP(nb, i, mps_load(v, ux, uy, z, j),
+              mps_collision_pair(v->dim, mask, d2max, restitution, &a, i, &mps_b_, j, c));
+    du[0] = c[0];
+    du[1] = c[1];
+    du[2] = v->dim == 3 ? c[2] : R(0.0);
 }
 
 #endif

@@ -1,5 +1,5 @@
-/* mps_operators.h: the MPS particle interaction models of one particle i (gather form: they read the
- * neighbours and return particle i's value; nothing else is written).
+/* mps_operators.h: the MPS particle interaction models of one particle i, in pair form (gather: they
+ * read the neighbours and give particle i's value; nothing else is written).
  *
  * Koshizuka & Oka (1996), Nucl. Sci. Eng. 123:421, with r_ij = x_j - x_i and w_ij = w(r_ij) of
  * mps_weight.h:
@@ -11,10 +11,25 @@
  * where d is the dimension and n0, lambda0 come from mps_lattice_constants() for the same weight.
  *
  * Neighbours: j runs over the grid's runs around particle i (nbr_grid.h); j counts when j != i, its
- * class passes the filter of mps_view, and it lies in the weight's domain (mps_in_domain). The
+ * class passes the filter of the scope, and it lies in the weight's domain (mps_in_domain). The
  * grid's cells must be built with r_max >= re: the runs then cover the cube |x_ij,a| < re, which
  * contains the spherical domains and is the cubic one. A neighbour at r_ij = 0 has no direction and
  * is skipped by the gradient (it still counts in n_i for the QUADRATIC and CUBIC weights).
+ *
+ * Pair form. Each operator is written once over particles as values (mps_particle: position,
+ * class, up to three field values):
+ *   X_pair(scope, a, i, b, j, ...)  the physics of one candidate j of particle i: the neighbour test
+ *                                   (mps_neighbour_weight) and what j adds to i's sums;
+ * operators of more than one sweep (the stabilised gradient takes the minimum first; LSMPS falls
+ * back to MPS where its fit is singular) are small state machines over such pair functions:
+ *   X_begin(op, a, acc)             particle i's initial state; 1 when it needs a sweep;
+ *   X_add(op, a, i, b, j, acc)      candidate j, in the current stage;
+ *   X_next(op, a, acc)              the end of a sweep; 1 when another sweep is needed.
+ * The gather loop below (the functions of this header, the passes' CPU bodies and the CUDA
+ * par-part / par-cell kernels, mps_passes.h) and the CUDA kernels that stage candidates in shared
+ * memory (src/gpu/pass_kernels.cu) call the same functions, so the pair physics exists once. Every
+ * sum runs over the candidates in candidate order; independent sums may share a sweep without
+ * changing a bit.
  *
  * Everything is HD static inline with no allocation, no globals and no recursion: the CPU loops and
  * the CUDA kernels call the same code. */
@@ -44,66 +59,223 @@ typedef struct mps_kernel {
     real lambda0;
 } mps_kernel;
 
-/* Whether neighbour j passes the filter of v (the domain test is separate). */
-HD static inline int mps_counts(const mps_view *v, int32_t i, int32_t j)
+/* Who counts as a neighbour (classes c < 32 with bit c of mask set) and with which weight. */
+typedef struct mps_scope {
+    mps_kernel k;
+    unsigned mask;
+    int dim;
+} mps_scope;
+
+/* One particle as the pair functions see it: position (z = 0 in 2D), class, and the field values
+ * the operator reads (which ones: see each operator; unused ones are 0). */
+typedef struct mps_particle {
+    real x, y, z;
+    real u[3];
+    uint8_t cls;
+} mps_particle;
+
+/* r_ij = x_j - x_i and |r_ij|^2. */
+typedef struct mps_pair {
+    real dx, dy, dz, r2;
+} mps_pair;
+
+HD static inline mps_scope mps_scope_of(const mps_view *v, const mps_kernel *k)
 {
-    if (j == i)
-        return 0;
-    if (!v->cls)
-        return 1;
-    unsigned c = v->cls[j];
-    return c < 32u && ((v->mask >> c) & 1u);
+    mps_scope s;
+    s.k = *k;
+    s.mask = v->cls ? v->mask : ~0u; /* no classes: every particle is class 0 */
+    s.dim = v->dim;
+    return s;
 }
 
-/* r_ij = x_j - x_i into d[3]; returns |r_ij|^2. */
-HD static inline real mps_rel(const mps_view *v, int32_t i, int32_t j, real d[3])
+/* Particle j of a view with the values u0[j], u1[j], u2[j] (NULL: 0). */
+HD static inline mps_particle mps_load(const mps_view *v, const real *u0, const real *u1, const real *u2,
+                                       int32_t j)
 {
-    d[0] = v->x[j] - v->x[i];
-    d[1] = v->y[j] - v->y[i];
-    d[2] = v->dim == 3 ? v->z[j] - v->z[i] : R(0.0);
-    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    mps_particle p;
+    p.x = v->x[j];
+    p.y = v->y[j];
+    p.z = v->dim == 3 ? v->z[j] : R(0.0);
+    p.u[0] = u0 ? u0[j] : R(0.0);
+    p.u[1] = u1 ? u1[j] : R(0.0);
+    p.u[2] = u2 ? u2[j] : R(0.0);
+    p.cls = v->cls ? v->cls[j] : 0;
+    return p;
 }
 
-/* Runs the statements after the arguments for every neighbour j != i of i that the view's filter
- * admits and that lies inside the weight's domain with w > 0; they see j, dx, dy, dz (x_j - x_i),
- * r2 and w. `continue` skips to the next neighbour. */
-#define MPS_FOR_NEIGHBOURS(v, nb, k, i, ...)                                                      \
+/* Whether j may count for i: j != i and its class passes the mask (the domain test is separate). */
+HD static inline int mps_admits(unsigned mask, int32_t i, const mps_particle *b, int32_t j)
+{
+    unsigned c = b->cls;
+    return j != i && c < 32u && ((mask >> c) & 1u);
+}
+
+HD static inline mps_pair mps_pair_of(int dim, const mps_particle *a, const mps_particle *b)
+{
+    mps_pair g;
+    g.dx = b->x - a->x;
+    g.dy = b->y - a->y;
+    g.dz = dim == 3 ? b->z - a->z : R(0.0);
+    g.r2 = g.dx * g.dx + g.dy * g.dy + g.dz * g.dz;
+    return g;
+}
+
+/* The neighbour test of every MPS operator: w_ij when j counts for i and lies in the domain of the
+ * scope's weight, 0 otherwise (callers skip j unless w > 0). Fills *g when j is admitted. */
+HD static inline real mps_neighbour_weight(const mps_scope *s, const mps_particle *a, int32_t i,
+                                           const mps_particle *b, int32_t j, mps_pair *g)
+{
+    if (!mps_admits(s->mask, i, b, j))
+        return R(0.0);
+    *g = mps_pair_of(s->dim, a, b);
+    return mps_in_domain(s->k.weight, s->dim, g->dx, g->dy, g->dz, g->r2, s->k.re)
+               ? mps_weight(s->k.weight, s->dim, g->dx, g->dy, g->dz, g->r2, s->k.re)
+               : R(0.0);
+}
+
+/* 2d / (lambda0 n0): the Laplacian's factor. */
+HD static inline real mps_laplacian_factor(const mps_scope *s)
+{
+    return R(2.0) * (real)s->dim / (s->k.lambda0 * s->k.n0);
+}
+
+/* ---- pair functions: the physics of one candidate ---------------------------------------------- */
+
+/* n_i += w_ij. */
+HD static inline void mps_density_pair(const mps_scope *s, const mps_particle *a, int32_t i, const mps_particle *b,
+                                       int32_t j, real *n)
+{
+    mps_pair g;
+    real w = mps_neighbour_weight(s, a, i, b, j, &g);
+    if (w > R(0.0))
+        *n += w;
+}
+
+/* m = min(m, phi_j) over the neighbours in the domain (phi in u[0]). */
+HD static inline void mps_min_pair(const mps_scope *s, const mps_particle *a, int32_t i, const mps_particle *b,
+                                   int32_t j, real *m)
+{
+    mps_pair g;
+    real w = mps_neighbour_weight(s, a, i, b, j, &g);
+    if (w > R(0.0) && b->u[0] < *m)
+        *m = b->u[0];
+}
+
+/* sum += (phi_j - phat) r_ij w_ij / |r_ij|^2 (phi in u[0]). */
+HD static inline void mps_gradient_pair(const mps_scope *s, const mps_particle *a, int32_t i, const mps_particle *b,
+                                        int32_t j, real phat, real sum[3])
+{
+    mps_pair g;
+    real w = mps_neighbour_weight(s, a, i, b, j, &g);
+    if (!(w > R(0.0)) || !(g.r2 > R(0.0)))
+        return;
+    real q = (b->u[0] - phat) * w / g.r2;
+    sum[0] += q * g.dx;
+    sum[1] += q * g.dy;
+    sum[2] += q * g.dz;
+}
+
+/* <grad phi>_i from its sum; grad[2] = 0 in 2D. */
+HD static inline void mps_gradient_scale(const mps_scope *s, const real sum[3], real grad[3])
+{
+    real f = (real)s->dim / s->k.n0;
+    grad[0] = f * sum[0];
+    grad[1] = f * sum[1];
+    grad[2] = s->dim == 3 ? f * sum[2] : R(0.0);
+}
+
+/* sum[c] += (phi_j - phi_i) w_ij for the nv fields u[0..nv). */
+HD static inline void mps_laplacian_pair(const mps_scope *s, const mps_particle *a, int32_t i, const mps_particle *b,
+                                         int32_t j, int nv, real sum[3])
+{
+    mps_pair g;
+    real w = mps_neighbour_weight(s, a, i, b, j, &g);
+    if (!(w > R(0.0)))
+        return;
+    for (int c = 0; c < nv; ++c)
+        sum[c] += (b->u[c] - a->u[c]) * w;
+}
+
+/* ---- the gather loop ------------------------------------------------------------------------- */
+
+/* Runs the sweeps of operator OP (OP_begin, OP_add, OP_next) for particle i over the grid's
+ * candidates in run order; LOAD is an expression of j giving candidate j as an mps_particle. */
+#define MPS_GATHER(OP, op, nb, i, a, acc, LOAD)                                                     \
     do {                                                                                          \
-        NBR_FOR_CANDIDATES(nb, i, j, {                                                            \
-            if (!mps_counts(v, i, j))                                                             \
-                continue;                                                                         \
-            real d_[3];                                                                           \
-            real r2 = mps_rel(v, i, j, d_);                                                       \
-            real dx = d_[0], dy = d_[1], dz = d_[2];                                              \
-            real w = mps_in_domain((k)->weight, (v)->dim, dx, dy, dz, r2, (k)->re)                \
-                         ? mps_weight((k)->weight, (v)->dim, dx, dy, dz, r2, (k)->re)             \
-                         : R(0.0);                                                                \
-            if (!(w > R(0.0)))                                                                    \
-                continue;                                                                         \
-            __VA_ARGS__                                                                           \
-        });                                                                                       \
+        if (OP##_begin(op, a, acc)) {                                                             \
+            do {                                                                                  \
+                NBR_FOR_CANDIDATES(nb, i, j, {                                                    \
+                    mps_particle mps_b_ = (LOAD);                                                 \
+                    OP##_add(op, a, i, &mps_b_, j, acc);                                          \
+                });                                                                               \
+            } while (OP##_next(op, a, acc));                                                      \
+        }                                                                                         \
     } while (0)
 
-/* n_i = sum_j w_ij. */
-HD static inline real mps_number_density(const mps_view *v, const nbr_view *nb, const mps_kernel *k,
-                                         int32_t i)
+/* One sweep of the statement PAIR, which sees candidate j as mps_b_ (LOAD: as for MPS_GATHER). */
+#define MPS_SWEEP(nb, i, LOAD, PAIR)                                                               \
+    NBR_FOR_CANDIDATES(nb, i, j, {                                                                \
+        mps_particle mps_b_ = (LOAD);                                                             \
+        PAIR;                                                                                     \
+    })
+
+/* ---- the MPS gradient as an operator of one or two sweeps ------------------------------------ */
+
+typedef struct mps_gradient_op {
+    mps_scope s;
+    int stabilised; /* relative to phat_i = min(phi_i, phi_j): a sweep for the minimum first */
+} mps_gradient_op;
+
+enum mps_gradient_stage { MG_MIN, MG_SUM, MG_DONE };
+
+typedef struct mps_gradient_acc {
+    int stage;   /* enum mps_gradient_stage */
+    real m;      /* the running minimum, then phat */
+    real sum[3];
+    real grad[3]; /* the result, once stage is MG_DONE */
+} mps_gradient_acc;
+
+HD static inline int mps_gradient_begin(const mps_gradient_op *op, const mps_particle *a, mps_gradient_acc *s)
 {
-    real n = R(0.0);
-    MPS_FOR_NEIGHBOURS(v, nb, k, i, { (void)dx; (void)dy; (void)dz; (void)r2; n += w; });
-    return n;
+    s->stage = op->stabilised ? MG_MIN : MG_SUM;
+    s->m = a->u[0];
+    for (int c = 0; c < 3; ++c)
+        s->sum[c] = s->grad[c] = R(0.0);
+    return 1;
 }
 
-/* phihat_i = min(phi_i, phi_j over the counted neighbours in the domain). */
-HD static inline real mps_min_neighbour(const mps_view *v, const nbr_view *nb, const mps_kernel *k,
-                                        const real *phi, int32_t i)
+HD static inline void mps_gradient_add(const mps_gradient_op *op, const mps_particle *a, int32_t i,
+                                       const mps_particle *b, int32_t j, mps_gradient_acc *s)
 {
-    real m = phi[i];
-    MPS_FOR_NEIGHBOURS(v, nb, k, i, {
-        (void)dx; (void)dy; (void)dz; (void)r2; (void)w;
-        if (phi[j] < m)
-            m = phi[j];
-    });
-    return m;
+    if (s->stage == MG_MIN)
+        mps_min_pair(&op->s, a, i, b, j, &s->m);
+    else if (s->stage == MG_SUM)
+        mps_gradient_pair(&op->s, a, i, b, j, s->m, s->sum);
+}
+
+HD static inline int mps_gradient_next(const mps_gradient_op *op, const mps_particle *a, mps_gradient_acc *s)
+{
+    (void)a;
+    if (s->stage == MG_MIN) {
+        s->stage = MG_SUM;
+        return 1;
+    }
+    if (s->stage == MG_SUM)
+        mps_gradient_scale(&op->s, s->sum, s->grad);
+    s->stage = MG_DONE;
+    return 0;
+}
+
+/* ---- operators of one particle over a view ---------------------------------------------------- */
+
+/* n_i = sum_j w_ij. */
+HD static inline real mps_number_density(const mps_view *v, const nbr_view *nb, const mps_kernel *k, int32_t i)
+{
+    mps_scope s = mps_scope_of(v, k);
+    mps_particle a = mps_load(v, 0, 0, 0, i);
+    real n = R(0.0);
+    MPS_SWEEP(nb, i, mps_load(v, 0, 0, 0, j), mps_density_pair(&s, &a, i, &mps_b_, j, &n));
+    return n;
 }
 
 /* <grad phi>_i; stabilised != 0 uses phihat_i = min(phi_i, min_j phi_j) (one extra sweep).
@@ -111,30 +283,23 @@ HD static inline real mps_min_neighbour(const mps_view *v, const nbr_view *nb, c
 HD static inline void mps_gradient(const mps_view *v, const nbr_view *nb, const mps_kernel *k,
                                    const real *phi, int stabilised, int32_t i, real grad[3])
 {
-    real phat = stabilised ? mps_min_neighbour(v, nb, k, phi, i) : phi[i];
-    real gx = R(0.0), gy = R(0.0), gz = R(0.0);
-    MPS_FOR_NEIGHBOURS(v, nb, k, i, {
-        if (!(r2 > R(0.0)))
-            continue;
-        real s = (phi[j] - phat) * w / r2;
-        gx += s * dx;
-        gy += s * dy;
-        gz += s * dz;
-    });
-    real f = (real)v->dim / k->n0;
-    grad[0] = f * gx;
-    grad[1] = f * gy;
-    grad[2] = v->dim == 3 ? f * gz : R(0.0);
+    mps_gradient_op op = {mps_scope_of(v, k), stabilised};
+    mps_gradient_acc acc;
+    mps_particle a = mps_load(v, phi, 0, 0, i);
+    MPS_GATHER(mps_gradient, &op, nb, i, &a, &acc, mps_load(v, phi, 0, 0, j));
+    for (int c = 0; c < 3; ++c)
+        grad[c] = acc.grad[c];
 }
 
 /* <lap phi>_i = 2d/(lambda0 n0) sum_j (phi_j - phi_i) w_ij. */
 HD static inline real mps_laplacian(const mps_view *v, const nbr_view *nb, const mps_kernel *k,
                                     const real *phi, int32_t i)
 {
-    real s = R(0.0);
-    real pi = phi[i];
-    MPS_FOR_NEIGHBOURS(v, nb, k, i, { (void)dx; (void)dy; (void)dz; (void)r2; s += (phi[j] - pi) * w; });
-    return R(2.0) * (real)v->dim / (k->lambda0 * k->n0) * s;
+    mps_scope s = mps_scope_of(v, k);
+    mps_particle a = mps_load(v, phi, 0, 0, i);
+    real sum[3] = {R(0.0), R(0.0), R(0.0)};
+    MPS_SWEEP(nb, i, mps_load(v, phi, 0, 0, j), mps_laplacian_pair(&s, &a, i, &mps_b_, j, 1, sum));
+    return mps_laplacian_factor(&s) * sum[0];
 }
 
 /* The Laplacian of the vector field (fx, fy, fz) in one sweep; fz may be NULL in 2D (out[2] = 0). */
@@ -142,20 +307,15 @@ HD static inline void mps_laplacian3(const mps_view *v, const nbr_view *nb, cons
                                      const real *fx, const real *fy, const real *fz, int32_t i,
                                      real out[3])
 {
-    int three = v->dim == 3 && fz != NULL;
-    real sx = R(0.0), sy = R(0.0), sz = R(0.0);
-    real xi = fx[i], yi = fy[i], zi = three ? fz[i] : R(0.0);
-    MPS_FOR_NEIGHBOURS(v, nb, k, i, {
-        (void)dx; (void)dy; (void)dz; (void)r2;
-        sx += (fx[j] - xi) * w;
-        sy += (fy[j] - yi) * w;
-        if (three)
-            sz += (fz[j] - zi) * w;
-    });
-    real f = R(2.0) * (real)v->dim / (k->lambda0 * k->n0);
-    out[0] = f * sx;
-    out[1] = f * sy;
-    out[2] = three ? f * sz : R(0.0);
+    int nv = v->dim == 3 && fz != NULL ? 3 : 2;
+    mps_scope s = mps_scope_of(v, k);
+    mps_particle a = mps_load(v, fx, fy, fz, i);
+    real sum[3] = {R(0.0), R(0.0), R(0.0)};
+    MPS_SWEEP(nb, i, mps_load(v, fx, fy, fz, j), mps_laplacian_pair(&s, &a, i, &mps_b_, j, nv, sum));
+    real f = mps_laplacian_factor(&s);
+    out[0] = f * sum[0];
+    out[1] = f * sum[1];
+    out[2] = nv == 3 ? f * sum[2] : R(0.0);
 }
 
 #endif

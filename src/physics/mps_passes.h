@@ -19,7 +19,9 @@ enum mps_slot {
     MS_N_START,          /* number density at the start of the step (mixed source) */
     MS_GX, MS_GY, MS_GZ, /* pressure gradient (the collision velocity change before it) */
     MS_SPEED,            /* |u| of fluid particles, for the time step */
-    MS_FALLBACK,         /* LSMPS operators that fell back to MPS for this particle in this step */
+    MS_FALLBACK,         /* LSMPS operators that fell back to MPS for this particle in this step: the
+                          * accel pass's (0 or dim) plus the gradient pass's (0 or 1), kept apart so
+                          * that the gradient pass may be re-run (CUDA auto times it) */
     MS_COUNT_EXPLICIT,
     /* Poisson system and CG work fields (semi-implicit only) */
     MS_B = MS_COUNT_EXPLICIT, MS_DIAG, MS_X, MS_R, MS_Z, MS_D, MS_Q,
@@ -28,19 +30,9 @@ enum mps_slot {
 
 enum { PASS_MPS_ACCEL = 200, PASS_MPS_PREDICT, PASS_MPS_DENSITY, PASS_MPS_PPE_SETUP, PASS_MPS_PPE_APPLY,
        PASS_MPS_PRESSURE, PASS_MPS_GRADIENT, PASS_MPS_CORRECT, PASS_MPS_COLLISION,
-       PASS_MPS_COLLISION_APPLY, PASS_MPS_WALL_PRESSURE };
-
-HD static inline mps_view mps_view_of(const pass_ctx *c, unsigned mask)
-{
-    mps_view v;
-    v.x = c->f[PF_X];
-    v.y = c->f[PF_Y];
-    v.z = c->f[PF_Z];
-    v.cls = c->tag;
-    v.mask = mask;
-    v.dim = c->P.dim;
-    return v;
-}
+       PASS_MPS_COLLISION_APPLY, PASS_MPS_WALL_PRESSURE,
+       /* single operators on the scheme's fields, for `sluice bench --case operators` */
+       PASS_MPS_OP_GRADIENT, PASS_MPS_OP_LAPLACIAN, PASS_MPS_OP_LSMPS_GRADIENT };
 
 HD static inline mps_kernel mps_kernel_n(const sim_params *P)
 {
@@ -54,43 +46,204 @@ HD static inline mps_kernel mps_kernel_lap(const sim_params *P)
     return k;
 }
 
-/* n at the start of the step; a = nu lap u + g for fluid particles (walls and dummies, u = 0,
- * take part as neighbours). */
-HD static inline void mps_accel_body(const pass_ctx *c, int32_t i)
+/* ---- passes in pair form ------------------------------------------------------------------------
+ * Every neighbour pass NAME is a pair form (mps_operators.h) over the pass context:
+ *   mps_NAME_pass_acc                         particle i's state over its sweeps
+ *   mps_NAME_pass_load(c, j)                  particle j as the pair functions read it
+ *   mps_NAME_pass_begin(c, a, i, acc)         1 when i needs a sweep over its candidates
+ *   mps_NAME_pass_add(c, a, i, b, j, acc)     what candidate j adds
+ *   mps_NAME_pass_next(c, a, i, acc)          the end of a sweep: 1 when another is needed
+ *   mps_NAME_pass_finish(c, a, i, acc)        writes particle i's outputs (and nothing else)
+ * MPS_PASS_BODY(NAME) makes mps_NAME_body(c, i) of them: the gather loop that the CPU loops and the
+ * par-part / par-cell kernels run; the staged kernels of pass_kernels.cu drive the same functions
+ * with the candidates in shared memory. */
+
+#define MPS_PASS_BODY(NAME)                                                                         \
+    HD static inline void mps_##NAME##_body(const pass_ctx *c, int32_t i)                           \
+    {                                                                                               \
+        mps_particle a = mps_##NAME##_pass_load(c, i);                                              \
+        mps_##NAME##_pass_acc s;                                                                    \
+        if (mps_##NAME##_pass_begin(c, &a, i, &s)) {                                                \
+            do {                                                                                    \
+                NBR_FOR_CANDIDATES(&c->nb, i, j, {                                                  \
+                    mps_particle b = mps_##NAME##_pass_load(c, j);                                  \
+                    mps_##NAME##_pass_add(c, &a, i, &b, j, &s);                                     \
+                });                                                                                 \
+            } while (mps_##NAME##_pass_next(c, &a, i, &s));                                         \
+        }                                                                                           \
+        mps_##NAME##_pass_finish(c, &a, i, &s);                                                     \
+    }
+
+/* Particle j with nv (0..3, a constant at each call) field values. */
+HD static inline mps_particle mps_pass_particle(const pass_ctx *c, int32_t j, int nv, const real *u0, const real *u1,
+                                                const real *u2)
+{
+    real *const *f = c->f;
+    mps_particle p;
+    p.x = f[PF_X][j];
+    p.y = f[PF_Y][j];
+    p.z = c->P.dim == 3 ? f[PF_Z][j] : R(0.0);
+    p.u[0] = nv > 0 ? u0[j] : R(0.0);
+    p.u[1] = nv > 1 ? u1[j] : R(0.0);
+    p.u[2] = nv > 2 ? u2[j] : R(0.0);
+    p.cls = c->tag[j];
+    return p;
+}
+
+HD static inline mps_particle mps_pass_velocity(const pass_ctx *c, int32_t j)
+{
+    return mps_pass_particle(c, j, 3, c->f[PF_VX], c->f[PF_VY], c->f[PF_VZ]);
+}
+
+HD static inline mps_scope mps_pass_scope(const pass_ctx *c, mps_kernel k, unsigned mask)
+{
+    mps_scope s;
+    s.k = k;
+    s.mask = mask;
+    s.dim = c->P.dim;
+    return s;
+}
+
+/* ---- passes of a single sweep: next() ends them ---- */
+
+#define MPS_PASS_ONE_SWEEP(NAME)                                                                    \
+    HD static inline int mps_##NAME##_pass_next(const pass_ctx *c, const mps_particle *a, int32_t i,   \
+                                                mps_##NAME##_pass_acc *s)                           \
+    {                                                                                               \
+        (void)c, (void)a, (void)i, (void)s;                                                         \
+        return 0;                                                                                   \
+    }
+
+#define MPS_EVERY_CLASS (~0u) /* the number density: walls and dummies count, whatever their class */
+
+/* ---- accel: n at the start of the step; a = nu lap u + g for fluid particles (walls and dummies,
+ * u = 0, take part as neighbours) ---- */
+
+enum { MA_FIRST, MA_LAP, MA_LSMPS, MA_DONE };
+
+typedef struct mps_accel_pass_acc {
+    int stage;
+    int support_wanted;  /* the LSMPS Laplacian is on: measure the support first */
+    int lap_now;         /* the MPS Laplacian in the first sweep */
+    int fallbacks;
+    real n_start, support;
+    real lsum[3];
+    lsmps2_acc l;
+    real lap[3];
+} mps_accel_pass_acc;
+
+HD static inline int mps_accel_nv(const pass_ctx *c)
+{
+    return c->P.dim == 3 ? 3 : 2;
+}
+
+HD static inline lsmps2_op mps_accel_lsmps_op(const pass_ctx *c)
+{
+    mps_scope s = mps_pass_scope(c, mps_kernel_lap(&c->P), MC_MASK_ALL);
+    return lsmps2_op_of(&s, c->P.mps.inv_rs, c->P.dim, 0, 0);
+}
+
+HD static inline mps_particle mps_accel_pass_load(const pass_ctx *c, int32_t j)
+{
+    return mps_pass_velocity(c, j);
+}
+
+HD static inline int mps_accel_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i, mps_accel_pass_acc *s)
 {
     const sim_params *P = &c->P;
-    real *const *f = c->f;
-    mps_view v = mps_view_of(c, MC_MASK_ALL);
-    mps_view all = v;
-    all.cls = 0; /* every particle counts in the number density */
-    mps_kernel k = mps_kernel_lap(P), kn = mps_kernel_n(P);
-    const real *u[3] = {f[PF_VX], f[PF_VY], f[PF_VZ]};
-    real a[3] = {0, 0, 0};
-    int fallbacks = 0;
-    PASS_FIELD(c, MS_N_START)[i] = mps_number_density(&all, &c->nb, &kn, i);
-    if (mps_class_is_fluid(c->tag[i])) {
-        real lap[3] = {0, 0, 0};
-        /* The second-order LSMPS Laplacian only where the Laplacian's domain is full: near a free
-         * surface its curvature terms are extrapolated from one side, and the explicit viscous step
-         * with them is unstable at dt = 0.2 l0^2/nu (lsmps_full_support). */
-        int use_lsmps = P->mps.lsmps && P->nu > 0 &&
-                        lsmps_full_support(&all, &c->nb, &k, P->mps.beta, i);
-        if (use_lsmps) {
-            for (int d = 0; d < P->dim; ++d)
-                fallbacks += lsmps_or_mps_laplacian(&v, &c->nb, &k, P->mps.rs, u[d], i, &lap[d]);
-        } else if (P->nu > 0) {
-            mps_laplacian3(&v, &c->nb, &k, u[0], u[1], P->dim == 3 ? u[2] : 0, i, lap);
-            if (P->mps.lsmps)
-                fallbacks += P->dim;
-        }
-        for (int d = 0; d < 3; ++d)
-            a[d] = P->nu * lap[d] + P->g[d];
-    }
-    PASS_FIELD(c, MS_AX)[i] = a[0];
-    PASS_FIELD(c, MS_AY)[i] = a[1];
-    PASS_FIELD(c, MS_AZ)[i] = P->dim == 3 ? a[2] : 0;
-    PASS_FIELD(c, MS_FALLBACK)[i] = (real)fallbacks;
+    (void)a;
+    int fluid = mps_class_is_fluid(c->tag[i]);
+    s->stage = MA_FIRST;
+    /* The second-order LSMPS Laplacian only where the Laplacian's domain is full: near a free
+     * surface its curvature terms are extrapolated from one side, and the explicit viscous step
+     * with them is unstable at dt = 0.2 l0^2/nu (lsmps_full_support). */
+    s->support_wanted = fluid && P->mps.lsmps && P->nu > 0;
+    s->lap_now = fluid && !P->mps.lsmps && P->nu > 0;
+    s->fallbacks = 0;
+    s->n_start = s->support = R(0.0);
+    for (int d = 0; d < 3; ++d)
+        s->lsum[d] = s->lap[d] = R(0.0);
+    return 1;
 }
+
+HD static inline void mps_accel_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i, const mps_particle *b,
+                                         int32_t j, mps_accel_pass_acc *s)
+{
+    const sim_params *P = &c->P;
+    mps_scope lap = mps_pass_scope(c, mps_kernel_lap(P), MC_MASK_ALL);
+    if (s->stage == MA_FIRST) {
+        mps_scope n = mps_pass_scope(c, mps_kernel_n(P), MPS_EVERY_CLASS);
+        mps_density_pair(&n, a, i, b, j, &s->n_start);
+        if (s->support_wanted) {
+            mps_scope full = mps_pass_scope(c, mps_kernel_lap(P), MPS_EVERY_CLASS);
+            mps_density_pair(&full, a, i, b, j, &s->support);
+        }
+        if (s->lap_now)
+            mps_laplacian_pair(&lap, a, i, b, j, mps_accel_nv(c), s->lsum);
+    } else if (s->stage == MA_LAP) {
+        mps_laplacian_pair(&lap, a, i, b, j, mps_accel_nv(c), s->lsum);
+    } else if (s->stage == MA_LSMPS) {
+        lsmps2_op op = mps_accel_lsmps_op(c);
+        lsmps2_add(&op, a, i, b, j, &s->l);
+    }
+}
+
+HD static inline void mps_accel_lap_done(const pass_ctx *c, mps_accel_pass_acc *s)
+{
+    mps_scope lap = mps_pass_scope(c, mps_kernel_lap(&c->P), MC_MASK_ALL);
+    real f = mps_laplacian_factor(&lap);
+    s->lap[0] = f * s->lsum[0];
+    s->lap[1] = f * s->lsum[1];
+    s->lap[2] = mps_accel_nv(c) == 3 ? f * s->lsum[2] : R(0.0);
+}
+
+HD static inline int mps_accel_pass_next(const pass_ctx *c, const mps_particle *a, int32_t i, mps_accel_pass_acc *s)
+{
+    const sim_params *P = &c->P;
+    (void)i;
+    if (s->stage == MA_FIRST && s->support_wanted) {
+        if (s->support >= P->mps.beta * P->mps.n0_lap) {
+            lsmps2_op op = mps_accel_lsmps_op(c);
+            lsmps2_begin(&op, a, &s->l);
+            s->stage = MA_LSMPS;
+        } else {
+            s->stage = MA_LAP;
+            s->fallbacks += P->dim;
+        }
+        return 1;
+    }
+    if (s->stage == MA_LSMPS) {
+        lsmps2_op op = mps_accel_lsmps_op(c);
+        if (lsmps2_next(&op, a, &s->l))
+            return 1;
+        for (int d = 0; d < P->dim; ++d)
+            s->lap[d] = s->l.lap[d];
+        if (s->l.fell_back)
+            s->fallbacks += P->dim;
+    } else if (s->stage == MA_LAP || s->lap_now) {
+        mps_accel_lap_done(c, s);
+    }
+    s->stage = MA_DONE;
+    return 0;
+}
+
+HD static inline void mps_accel_pass_finish(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                            const mps_accel_pass_acc *s)
+{
+    const sim_params *P = &c->P;
+    (void)a;
+    real acc[3] = {0, 0, 0};
+    PASS_FIELD(c, MS_N_START)[i] = s->n_start;
+    if (mps_class_is_fluid(c->tag[i]))
+        for (int d = 0; d < 3; ++d)
+            acc[d] = P->nu * s->lap[d] + P->g[d];
+    PASS_FIELD(c, MS_AX)[i] = acc[0];
+    PASS_FIELD(c, MS_AY)[i] = acc[1];
+    PASS_FIELD(c, MS_AZ)[i] = P->dim == 3 ? acc[2] : 0;
+    PASS_FIELD(c, MS_FALLBACK)[i] = (real)s->fallbacks;
+}
+
+MPS_PASS_BODY(accel)
 
 /* u* = u + dt a, x* = x + dt u* for fluid particles. */
 HD static inline void mps_predict_body(const pass_ctx *c, int32_t i)
@@ -105,17 +258,46 @@ HD static inline void mps_predict_body(const pass_ctx *c, int32_t i)
     }
 }
 
-/* Collision velocity change into gx..gz (free until the pressure gradient). */
-HD static inline void mps_collision_body(const pass_ctx *c, int32_t i)
+/* ---- collision: the velocity change into gx..gz (free until the pressure gradient) ---- */
+
+typedef struct mps_collision_pass_acc {
+    int on;
+    real du[3];
+} mps_collision_pass_acc;
+
+HD static inline mps_particle mps_collision_pass_load(const pass_ctx *c, int32_t j)
 {
-    real *const *f = c->f;
-    mps_view v = mps_view_of(c, MC_MASK_ALL);
-    real du[3] = {0, 0, 0};
-    if (mps_class_is_fluid(c->tag[i]))
-        mps_collision(&v, &c->nb, R(0.5) * c->P.dp, R(0.2), f[PF_VX], f[PF_VY], f[PF_VZ], i, du);
-    for (int d = 0; d < 3; ++d)
-        PASS_FIELD(c, MS_GX + d)[i] = du[d];
+    return mps_pass_velocity(c, j);
 }
+
+HD static inline int mps_collision_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                              mps_collision_pass_acc *s)
+{
+    (void)a;
+    s->on = mps_class_is_fluid(c->tag[i]);
+    s->du[0] = s->du[1] = s->du[2] = R(0.0);
+    return s->on;
+}
+
+HD static inline void mps_collision_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                             const mps_particle *b, int32_t j, mps_collision_pass_acc *s)
+{
+    real distance = R(0.5) * c->P.dp;
+    mps_collision_pair(c->P.dim, MC_MASK_ALL, distance * distance, R(0.2), a, i, b, j, s->du);
+}
+
+MPS_PASS_ONE_SWEEP(collision)
+
+HD static inline void mps_collision_pass_finish(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                                const mps_collision_pass_acc *s)
+{
+    (void)a;
+    PASS_FIELD(c, MS_GX)[i] = s->du[0];
+    PASS_FIELD(c, MS_GY)[i] = s->du[1];
+    PASS_FIELD(c, MS_GZ)[i] = c->P.dim == 3 ? s->du[2] : R(0.0);
+}
+
+MPS_PASS_BODY(collision)
 
 HD static inline void mps_collision_apply_body(const pass_ctx *c, int32_t i)
 {
@@ -127,16 +309,48 @@ HD static inline void mps_collision_apply_body(const pass_ctx *c, int32_t i)
     }
 }
 
-/* n* and the free surface; explicit MPS also takes its pressure from n* here. */
-HD static inline void mps_density_body(const pass_ctx *c, int32_t i)
+/* ---- density: n* and the free surface; explicit MPS also takes its pressure from n* here ---- */
+
+typedef struct mps_density_pass_acc {
+    real n;
+} mps_density_pass_acc;
+
+HD static inline mps_particle mps_density_pass_load(const pass_ctx *c, int32_t j)
+{
+    mps_particle p;
+    p.x = c->f[PF_X][j];
+    p.y = c->f[PF_Y][j];
+    p.z = c->P.dim == 3 ? c->f[PF_Z][j] : R(0.0);
+    p.u[0] = p.u[1] = p.u[2] = R(0.0);
+    p.cls = 0; /* every class counts; the pass rewrites the classes, so it must not read them */
+    return p;
+}
+
+HD static inline int mps_density_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                            mps_density_pass_acc *s)
+{
+    (void)c, (void)a, (void)i;
+    s->n = R(0.0);
+    return 1;
+}
+
+HD static inline void mps_density_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i, const mps_particle *b,
+                                           int32_t j, mps_density_pass_acc *s)
+{
+    mps_scope n = mps_pass_scope(c, mps_kernel_n(&c->P), MPS_EVERY_CLASS);
+    mps_density_pair(&n, a, i, b, j, &s->n);
+}
+
+MPS_PASS_ONE_SWEEP(density)
+
+HD static inline void mps_density_pass_finish(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                              const mps_density_pass_acc *s)
 {
     const sim_params *P = &c->P;
     real *const *f = c->f;
-    mps_view v = mps_view_of(c, MC_MASK_ALL);
-    v.cls = 0; /* every particle counts in the number density */
-    mps_kernel k = mps_kernel_n(P);
+    (void)a;
     real n0 = P->mps.n0_n;
-    real n = mps_number_density(&v, &c->nb, &k, i);
+    real n = s->n;
     uint8_t cls = mps_classify(c->tag[i], n, P->mps.beta * n0);
     c->tag[i] = cls;
     PASS_FIELD(c, MS_N)[i] = n;
@@ -146,86 +360,429 @@ HD static inline void mps_density_body(const pass_ctx *c, int32_t i)
                                              P->mps.clamp);
 }
 
-/* Explicit MPS: wall particles take the pressure extrapolated from the fluid (mps_wall_pressure),
- * after mps_density_body has set the fluid's. Fluid and dummy particles are left as they are. */
-HD static inline void mps_wall_pressure_body(const pass_ctx *c, int32_t i)
+MPS_PASS_BODY(density)
+
+/* ---- wall pressure (explicit MPS): wall particles take the pressure extrapolated from the fluid
+ * (mps_wall_pressure), after the density pass has set the fluid's. Fluid and dummy particles are
+ * left as they are. ---- */
+
+typedef struct mps_wall_pressure_pass_acc {
+    int on;
+    real sp, sw;
+} mps_wall_pressure_pass_acc;
+
+HD static inline mps_particle mps_wall_pressure_pass_load(const pass_ctx *c, int32_t j)
 {
-    uint8_t cls = c->tag[i];
-    if (cls != MC_WALL && cls != MC_WALL_SURFACE)
-        return;
-    const sim_params *P = &c->P;
-    mps_view fluid = mps_view_of(c, MC_BIT(MC_FLUID) | MC_BIT(MC_FLUID_SURFACE));
-    mps_kernel k = mps_kernel_n(P);
-    real p = mps_wall_pressure(&fluid, &c->nb, &k, c->f[PF_P], P->rho0, P->g, i);
-    c->f[PF_P][i] = P->mps.clamp && p < R(0.0) ? R(0.0) : p;
+    mps_particle p = mps_pass_particle(c, j, 0, 0, 0, 0);
+    /* only the fluid's pressure: the pass rewrites the walls' */
+    p.u[0] = mps_class_is_fluid(p.cls) ? c->f[PF_P][j] : R(0.0);
+    return p;
 }
 
-HD static inline void mps_ppe_setup_body(const pass_ctx *c, int32_t i)
+HD static inline int mps_wall_pressure_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                                  mps_wall_pressure_pass_acc *s)
+{
+    (void)a;
+    uint8_t cls = c->tag[i];
+    s->on = cls == MC_WALL || cls == MC_WALL_SURFACE;
+    s->sp = s->sw = R(0.0);
+    return s->on;
+}
+
+HD static inline void mps_wall_pressure_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                                 const mps_particle *b, int32_t j, mps_wall_pressure_pass_acc *s)
+{
+    mps_scope fluid = mps_pass_scope(c, mps_kernel_n(&c->P), MC_BIT(MC_FLUID) | MC_BIT(MC_FLUID_SURFACE));
+    mps_wall_pressure_pair(&fluid, a, i, b, j, c->P.rho0, c->P.g, &s->sp, &s->sw);
+}
+
+MPS_PASS_ONE_SWEEP(wall_pressure)
+
+HD static inline void mps_wall_pressure_pass_finish(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                                    const mps_wall_pressure_pass_acc *s)
+{
+    (void)a;
+    if (!s->on)
+        return;
+    real p = s->sw > R(0.0) ? s->sp / s->sw : R(0.0);
+    c->f[PF_P][i] = c->P.mps.clamp && p < R(0.0) ? R(0.0) : p;
+}
+
+MPS_PASS_BODY(wall_pressure)
+
+/* ---- PPE set-up: A's diagonal, the right-hand side, the warm start ---- */
+
+typedef struct mps_ppe_setup_pass_acc {
+    int on;
+    real wsum; /* sum of w over the neighbours with a pressure */
+    real div;  /* the divergence's sum (mixed source) */
+} mps_ppe_setup_pass_acc;
+
+HD static inline mps_particle mps_ppe_setup_pass_load(const pass_ctx *c, int32_t j)
+{
+    return mps_pass_velocity(c, j);
+}
+
+HD static inline int mps_ppe_setup_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                              mps_ppe_setup_pass_acc *s)
+{
+    (void)a;
+    uint8_t cls = c->tag[i];
+    s->on = cls == MC_FLUID || cls == MC_WALL;
+    s->wsum = s->div = R(0.0);
+    return s->on;
+}
+
+HD static inline void mps_ppe_setup_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                             const mps_particle *b, int32_t j, mps_ppe_setup_pass_acc *s)
+{
+    const sim_params *P = &c->P;
+    mps_scope with_pressure = mps_pass_scope(c, mps_kernel_lap(P), MC_MASK_PRESSURE);
+    mps_density_pair(&with_pressure, a, i, b, j, &s->wsum);
+    if (P->mps.source == MPS_SOURCE_MIXED) {
+        mps_scope all = mps_pass_scope(c, mps_kernel_n(P), MC_MASK_ALL);
+        mps_divergence_pair(&all, a, i, b, j, &s->div);
+    }
+}
+
+MPS_PASS_ONE_SWEEP(ppe_setup)
+
+HD static inline void mps_ppe_setup_pass_finish(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                                const mps_ppe_setup_pass_acc *s)
 {
     const sim_params *P = &c->P;
     real *const *f = c->f;
-    uint8_t cls = c->tag[i];
+    (void)a;
     real *diag = PASS_FIELD(c, MS_DIAG), *b = PASS_FIELD(c, MS_B), *x = PASS_FIELD(c, MS_X);
-    if (cls != MC_FLUID && cls != MC_WALL) {
+    if (!s->on) {
         diag[i] = b[i] = x[i] = 0;
         return;
     }
-    mps_view with_pressure = mps_view_of(c, MC_MASK_PRESSURE);
-    mps_view all = mps_view_of(c, MC_MASK_ALL);
-    mps_kernel kl = mps_kernel_lap(P), kn = mps_kernel_n(P);
+    mps_scope with_pressure = mps_pass_scope(c, mps_kernel_lap(P), MC_MASK_PRESSURE);
     real dt = c->a.dt, n0 = P->mps.n0_n;
     int mixed = P->mps.source == MPS_SOURCE_MIXED;
     /* weight of the density term: gamma in the mixed source, the relaxation factor otherwise */
     real k_density = mixed ? P->mps.mixed_gamma : P->mps.relaxation;
-    diag[i] = mps_ppe_diagonal(&with_pressure, &c->nb, &kl, i) + P->rho0 * P->mps.compressibility / (dt * dt);
+    diag[i] = mps_laplacian_factor(&with_pressure) * s->wsum + P->rho0 * P->mps.compressibility / (dt * dt);
     /* the mixed source corrects the density error left at the start of the step; the divergence
      * term takes care of this step's motion */
     real n_src = mixed ? PASS_FIELD(c, MS_N_START)[i] : PASS_FIELD(c, MS_N)[i];
     real rhs = k_density * P->rho0 / (dt * dt) * (n_src - n0) / n0;
     if (mixed)
-        rhs -= (R(1.0) - P->mps.mixed_gamma) * P->rho0 / dt *
-               mps_divergence(&all, &c->nb, &kn, f[PF_VX], f[PF_VY], f[PF_VZ], i);
+        rhs -= (R(1.0) - P->mps.mixed_gamma) * P->rho0 / dt * ((real)P->dim / P->mps.n0_n * s->div);
     b[i] = rhs;
     x[i] = f[PF_P][i] > 0 ? f[PF_P][i] : 0; /* warm start from the last pressure */
 }
 
-/* out = A in, the Poisson matrix applied (the CG solver sets c->a.in and c->a.out). */
-HD static inline void mps_ppe_apply_body(const pass_ctx *c, int32_t i)
+MPS_PASS_BODY(ppe_setup)
+
+/* ---- PPE apply: out = A in, the Poisson matrix applied (the CG solver sets c->a.in and c->a.out) ---- */
+
+typedef struct mps_ppe_apply_pass_acc {
+    int on;
+    real sum;
+} mps_ppe_apply_pass_acc;
+
+HD static inline mps_particle mps_ppe_apply_pass_load(const pass_ctx *c, int32_t j)
 {
-    mps_view unknown = mps_view_of(c, MC_MASK_UNKNOWN);
-    mps_kernel kl = mps_kernel_lap(&c->P);
-    real d = PASS_FIELD(c, MS_DIAG)[i];
-    c->f[c->a.out][i] = d != 0 ? mps_ppe_apply(&unknown, &c->nb, &kl, c->f[c->a.in], d, i) : 0;
+    return mps_pass_particle(c, j, 1, c->f[c->a.in], 0, 0);
 }
+
+HD static inline int mps_ppe_apply_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                              mps_ppe_apply_pass_acc *s)
+{
+    (void)a;
+    s->on = PASS_FIELD(c, MS_DIAG)[i] != 0;
+    s->sum = R(0.0);
+    return s->on;
+}
+
+HD static inline void mps_ppe_apply_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                             const mps_particle *b, int32_t j, mps_ppe_apply_pass_acc *s)
+{
+    mps_scope unknown = mps_pass_scope(c, mps_kernel_lap(&c->P), MC_MASK_UNKNOWN);
+    mps_ppe_apply_pair(&unknown, a, i, b, j, &s->sum);
+}
+
+MPS_PASS_ONE_SWEEP(ppe_apply)
+
+HD static inline void mps_ppe_apply_pass_finish(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                                const mps_ppe_apply_pass_acc *s)
+{
+    mps_scope unknown = mps_pass_scope(c, mps_kernel_lap(&c->P), MC_MASK_UNKNOWN);
+    c->f[c->a.out][i] = s->on ? mps_ppe_apply_finish(&unknown, PASS_FIELD(c, MS_DIAG)[i], a->u[0], s->sum) : 0;
+}
+
+MPS_PASS_BODY(ppe_apply)
 
 HD static inline void mps_pressure_body(const pass_ctx *c, int32_t i)
 {
     c->f[PF_P][i] = mps_admissible_pressure(c->tag[i], PASS_FIELD(c, MS_X)[i], c->P.mps.clamp);
 }
 
-HD static inline void mps_gradient_body(const pass_ctx *c, int32_t i)
+/* ---- gradient: the pressure gradient of fluid particles into gx..gz ----
+ * semi-implicit MPS: the MPS gradient (stabilised as the scene says); explicit MPS: the symmetric
+ * gradient; with LSMPS: the first-order LSMPS gradient (of p_j - phat_i in semi-implicit MPS with
+ * the stabilised gradient), the MPS gradient where the fit is singular (counted in fallback). */
+
+enum { MGP_NONE, MGP_SYMMETRIC, MGP_MPS, MGP_LSMPS };
+
+typedef struct mps_gradient_pass_acc {
+    int kind; /* MGP_* */
+    real sym[3];
+    mps_gradient_acc mps;
+    lsmps_gradient_acc lsmps;
+} mps_gradient_pass_acc;
+
+HD static inline mps_scope mps_gradient_pass_scope(const pass_ctx *c)
 {
-    const sim_params *P = &c->P;
-    real *const *f = c->f;
-    mps_view v = mps_view_of(c, MC_MASK_PRESSURE);
-    mps_kernel k = mps_kernel_n(P);
+    return mps_pass_scope(c, mps_kernel_n(&c->P), MC_MASK_PRESSURE);
+}
+
+HD static inline mps_gradient_op mps_gradient_pass_mps_op(const pass_ctx *c)
+{
+    mps_gradient_op op;
+    op.s = mps_gradient_pass_scope(c);
+    op.stabilised = c->P.mps.stabilised;
+    return op;
+}
+
+HD static inline lsmps_gradient_op mps_gradient_pass_lsmps_op(const pass_ctx *c)
+{
+    const mps_params *M = &c->P.mps;
+    mps_scope s = mps_gradient_pass_scope(c);
+    return lsmps_gradient_op_of(&s, M->inv_rs, M->stabilised && !c->a.flag, M->stabilised ? 1 : 0);
+}
+
+HD static inline mps_particle mps_gradient_pass_load(const pass_ctx *c, int32_t j)
+{
+    return mps_pass_particle(c, j, 1, c->f[PF_P], 0, 0);
+}
+
+HD static inline int mps_gradient_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                             mps_gradient_pass_acc *s)
+{
+    s->sym[0] = s->sym[1] = s->sym[2] = R(0.0);
+    if (!mps_class_is_fluid(c->tag[i])) {
+        s->kind = MGP_NONE;
+        return 0;
+    }
+    if (c->P.mps.lsmps) {
+        lsmps_gradient_op op = mps_gradient_pass_lsmps_op(c);
+        s->kind = MGP_LSMPS;
+        return lsmps_gradient_begin(&op, a, &s->lsmps);
+    }
+    if (c->a.flag) {
+        s->kind = MGP_SYMMETRIC;
+        return 1;
+    }
+    mps_gradient_op op = mps_gradient_pass_mps_op(c);
+    s->kind = MGP_MPS;
+    return mps_gradient_begin(&op, a, &s->mps);
+}
+
+HD static inline void mps_gradient_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                            const mps_particle *b, int32_t j, mps_gradient_pass_acc *s)
+{
+    if (s->kind == MGP_LSMPS) {
+        lsmps_gradient_op op = mps_gradient_pass_lsmps_op(c);
+        lsmps_gradient_add(&op, a, i, b, j, &s->lsmps);
+    } else if (s->kind == MGP_MPS) {
+        mps_gradient_op op = mps_gradient_pass_mps_op(c);
+        mps_gradient_add(&op, a, i, b, j, &s->mps);
+    } else if (s->kind == MGP_SYMMETRIC) {
+        mps_scope sc = mps_gradient_pass_scope(c);
+        mps_symmetric_gradient_pair(&sc, a, i, b, j, s->sym);
+    }
+}
+
+HD static inline int mps_gradient_pass_next(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                            mps_gradient_pass_acc *s)
+{
+    (void)i;
+    if (s->kind == MGP_LSMPS) {
+        lsmps_gradient_op op = mps_gradient_pass_lsmps_op(c);
+        return lsmps_gradient_next(&op, a, &s->lsmps);
+    }
+    if (s->kind == MGP_MPS) {
+        mps_gradient_op op = mps_gradient_pass_mps_op(c);
+        return mps_gradient_next(&op, a, &s->mps);
+    }
+    return 0;
+}
+
+HD static inline void mps_gradient_pass_finish(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                               const mps_gradient_pass_acc *s)
+{
+    (void)a;
     real g[3] = {0, 0, 0};
     int fell_back = 0;
-    if (mps_class_is_fluid(c->tag[i])) {
-        if (P->mps.lsmps && P->mps.stabilised && !c->a.flag)
-            fell_back = lsmps_or_mps_stabilised_gradient(&v, &c->nb, &k, P->mps.rs, f[PF_P], i, g);
-        else if (P->mps.lsmps)
-            fell_back = lsmps_or_mps_gradient(&v, &c->nb, &k, P->mps.rs, f[PF_P], P->mps.stabilised, i, g);
-        else if (c->a.flag)
-            mps_symmetric_gradient(&v, &c->nb, &k, f[PF_P], i, g);
-        else
-            mps_gradient(&v, &c->nb, &k, f[PF_P], P->mps.stabilised, i, g);
+    if (s->kind == MGP_LSMPS) {
+        for (int d = 0; d < 3; ++d)
+            g[d] = s->lsmps.grad[d];
+        fell_back = s->lsmps.fell_back;
+    } else if (s->kind == MGP_MPS) {
+        for (int d = 0; d < 3; ++d)
+            g[d] = s->mps.grad[d];
+    } else if (s->kind == MGP_SYMMETRIC) {
+        mps_scope sc = mps_gradient_pass_scope(c);
+        mps_gradient_scale(&sc, s->sym, g);
     }
     PASS_FIELD(c, MS_GX)[i] = g[0];
     PASS_FIELD(c, MS_GY)[i] = g[1];
     PASS_FIELD(c, MS_GZ)[i] = g[2];
-    PASS_FIELD(c, MS_FALLBACK)[i] += (real)fell_back;
+    real *fallback = PASS_FIELD(c, MS_FALLBACK);
+    real accel_part = fallback[i] >= (real)c->P.dim ? (real)c->P.dim : R(0.0);
+    fallback[i] = accel_part + (real)fell_back;
 }
+
+MPS_PASS_BODY(gradient)
+
+/* ---- single operators of the pressure field for `sluice bench --case operators`: every particle,
+ * every class as a neighbour; the gradient into gx..gz, the Laplacian into ax, the LSMPS fallbacks
+ * into fallback (set, not added: the passes may be re-run) ---- */
+
+/* The MPS gradient (plain) with the density kernel. */
+typedef struct mps_op_gradient_pass_acc {
+    mps_gradient_acc g;
+} mps_op_gradient_pass_acc;
+
+HD static inline mps_gradient_op mps_op_gradient_op(const pass_ctx *c)
+{
+    mps_gradient_op op;
+    op.s = mps_pass_scope(c, mps_kernel_n(&c->P), MPS_EVERY_CLASS);
+    op.stabilised = 0;
+    return op;
+}
+
+HD static inline mps_particle mps_op_gradient_pass_load(const pass_ctx *c, int32_t j)
+{
+    return mps_pass_particle(c, j, 1, c->f[PF_P], 0, 0);
+}
+
+HD static inline int mps_op_gradient_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                                mps_op_gradient_pass_acc *s)
+{
+    mps_gradient_op op = mps_op_gradient_op(c);
+    (void)i;
+    return mps_gradient_begin(&op, a, &s->g);
+}
+
+HD static inline void mps_op_gradient_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                               const mps_particle *b, int32_t j, mps_op_gradient_pass_acc *s)
+{
+    mps_gradient_op op = mps_op_gradient_op(c);
+    mps_gradient_add(&op, a, i, b, j, &s->g);
+}
+
+HD static inline int mps_op_gradient_pass_next(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                               mps_op_gradient_pass_acc *s)
+{
+    mps_gradient_op op = mps_op_gradient_op(c);
+    (void)i;
+    return mps_gradient_next(&op, a, &s->g);
+}
+
+HD static inline void mps_op_gradient_pass_finish(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                                  const mps_op_gradient_pass_acc *s)
+{
+    (void)a;
+    PASS_FIELD(c, MS_GX)[i] = s->g.grad[0];
+    PASS_FIELD(c, MS_GY)[i] = s->g.grad[1];
+    PASS_FIELD(c, MS_GZ)[i] = s->g.grad[2];
+}
+
+MPS_PASS_BODY(op_gradient)
+
+/* The MPS Laplacian with the Laplacian kernel. */
+typedef struct mps_op_laplacian_pass_acc {
+    real sum[3];
+} mps_op_laplacian_pass_acc;
+
+HD static inline mps_particle mps_op_laplacian_pass_load(const pass_ctx *c, int32_t j)
+{
+    return mps_pass_particle(c, j, 1, c->f[PF_P], 0, 0);
+}
+
+HD static inline int mps_op_laplacian_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                                 mps_op_laplacian_pass_acc *s)
+{
+    (void)c, (void)a, (void)i;
+    s->sum[0] = s->sum[1] = s->sum[2] = R(0.0);
+    return 1;
+}
+
+HD static inline void mps_op_laplacian_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                                const mps_particle *b, int32_t j, mps_op_laplacian_pass_acc *s)
+{
+    mps_scope sc = mps_pass_scope(c, mps_kernel_lap(&c->P), MPS_EVERY_CLASS);
+    mps_laplacian_pair(&sc, a, i, b, j, 1, s->sum);
+}
+
+MPS_PASS_ONE_SWEEP(op_laplacian)
+
+HD static inline void mps_op_laplacian_pass_finish(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                                   const mps_op_laplacian_pass_acc *s)
+{
+    (void)a;
+    mps_scope sc = mps_pass_scope(c, mps_kernel_lap(&c->P), MPS_EVERY_CLASS);
+    PASS_FIELD(c, MS_AX)[i] = mps_laplacian_factor(&sc) * s->sum[0];
+}
+
+MPS_PASS_BODY(op_laplacian)
+
+/* The first-order LSMPS gradient (of p_j - p_i) with the density kernel, the plain MPS gradient
+ * where the fit is singular. */
+typedef struct mps_op_lsmps_gradient_pass_acc {
+    lsmps_gradient_acc g;
+} mps_op_lsmps_gradient_pass_acc;
+
+HD static inline lsmps_gradient_op mps_op_lsmps_gradient_op(const pass_ctx *c)
+{
+    mps_scope s = mps_pass_scope(c, mps_kernel_n(&c->P), MPS_EVERY_CLASS);
+    return lsmps_gradient_op_of(&s, c->P.mps.inv_rs, 0, 0);
+}
+
+HD static inline mps_particle mps_op_lsmps_gradient_pass_load(const pass_ctx *c, int32_t j)
+{
+    return mps_pass_particle(c, j, 1, c->f[PF_P], 0, 0);
+}
+
+HD static inline int mps_op_lsmps_gradient_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                                      mps_op_lsmps_gradient_pass_acc *s)
+{
+    lsmps_gradient_op op = mps_op_lsmps_gradient_op(c);
+    (void)i;
+    return lsmps_gradient_begin(&op, a, &s->g);
+}
+
+HD static inline void mps_op_lsmps_gradient_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                                     const mps_particle *b, int32_t j,
+                                                     mps_op_lsmps_gradient_pass_acc *s)
+{
+    lsmps_gradient_op op = mps_op_lsmps_gradient_op(c);
+    lsmps_gradient_add(&op, a, i, b, j, &s->g);
+}
+
+HD static inline int mps_op_lsmps_gradient_pass_next(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                                     mps_op_lsmps_gradient_pass_acc *s)
+{
+    lsmps_gradient_op op = mps_op_lsmps_gradient_op(c);
+    (void)i;
+    return lsmps_gradient_next(&op, a, &s->g);
+}
+
+HD static inline void mps_op_lsmps_gradient_pass_finish(const pass_ctx *c, const mps_particle *a, int32_t i,
+                                                        const mps_op_lsmps_gradient_pass_acc *s)
+{
+    (void)a;
+    PASS_FIELD(c, MS_GX)[i] = s->g.grad[0];
+    PASS_FIELD(c, MS_GY)[i] = s->g.grad[1];
+    PASS_FIELD(c, MS_GZ)[i] = s->g.grad[2];
+    PASS_FIELD(c, MS_FALLBACK)[i] = (real)s->g.fell_back;
+}
+
+MPS_PASS_BODY(op_lsmps_gradient)
 
 /* u = u* - dt/rho0 grad p, x += dt du; the speed for the next time step. */
 HD static inline void mps_correct_body(const pass_ctx *c, int32_t i)

@@ -18,7 +18,8 @@
  *   <div u>_i = d/n0 sum_j (u_j - u_i) . r_ij w_ij / |r_ij|^2.
  * Symmetric pressure gradient of explicit MPS (Oochi et al. 2010; Shakibaeinia & Jin 2010,
  * Int. J. Numer. Meth. Fluids 63:1208, eq. 14): <grad p>_i = d/n0 sum_j (p_i + p_j) r_ij w_ij / |r_ij|^2,
- * which makes the pair forces antisymmetric (momentum is conserved) and repulsive. */
+ * which makes the pair forces antisymmetric (momentum is conserved) and repulsive.
+ * Each is a pair function (mps_operators.h) and an operator of one particle built on it. */
 #ifndef SLUICE_MPS_PPE_H
 #define SLUICE_MPS_PPE_H
 
@@ -64,34 +65,93 @@ HD static inline real mps_admissible_pressure(uint8_t c, real p, int clamp)
     return clamp && p < R(0.0) ? R(0.0) : p;
 }
 
+/* ---- pair functions ---------------------------------------------------------------------------- */
+
+/* sum += w_ij x_j (x in u[0]): the off-diagonal part of (A x)_i. */
+HD static inline void mps_ppe_apply_pair(const mps_scope *s, const mps_particle *a, int32_t i, const mps_particle *b,
+                                         int32_t j, real *sum)
+{
+    mps_pair g;
+    real w = mps_neighbour_weight(s, a, i, b, j, &g);
+    if (w > R(0.0))
+        *sum += w * b->u[0];
+}
+
+/* (A x)_i = diag_i x_i - c sum, from the sum of mps_ppe_apply_pair over the unknowns. */
+HD static inline real mps_ppe_apply_finish(const mps_scope *s, real diag_i, real x_i, real sum)
+{
+    return diag_i * x_i - mps_laplacian_factor(s) * sum;
+}
+
+/* sum += (u_j - u_i) . r_ij w_ij / |r_ij|^2 (u in u[0..2]). */
+HD static inline void mps_divergence_pair(const mps_scope *s, const mps_particle *a, int32_t i,
+                                          const mps_particle *b, int32_t j, real *sum)
+{
+    mps_pair g;
+    real w = mps_neighbour_weight(s, a, i, b, j, &g);
+    if (!(w > R(0.0)) || !(g.r2 > R(0.0)))
+        return;
+    real uzi = s->dim == 3 ? a->u[2] : R(0.0);
+    real duz = s->dim == 3 ? b->u[2] - uzi : R(0.0);
+    *sum += ((b->u[0] - a->u[0]) * g.dx + (b->u[1] - a->u[1]) * g.dy + duz * g.dz) * w / g.r2;
+}
+
+/* The wall pressure's sums (p in u[0]; gravity g): sp += (p_f - rho0 g . (x_f - x_w)) w, sw += w. */
+HD static inline void mps_wall_pressure_pair(const mps_scope *s, const mps_particle *a, int32_t i,
+                                             const mps_particle *b, int32_t j, real rho0, const real g[3],
+                                             real *sp, real *sw)
+{
+    mps_pair d;
+    real w = mps_neighbour_weight(s, a, i, b, j, &d);
+    if (!(w > R(0.0)))
+        return;
+    /* d = x_f - x_w: the hydrostatic term uses x_w - x_f = -d */
+    *sp += (b->u[0] - rho0 * (g[0] * d.dx + g[1] * d.dy + g[2] * d.dz)) * w;
+    *sw += w;
+}
+
+/* sum += (phi_i + phi_j) r_ij w_ij / |r_ij|^2 (phi in u[0]). */
+HD static inline void mps_symmetric_gradient_pair(const mps_scope *s, const mps_particle *a, int32_t i,
+                                                  const mps_particle *b, int32_t j, real sum[3])
+{
+    mps_pair g;
+    real w = mps_neighbour_weight(s, a, i, b, j, &g);
+    if (!(w > R(0.0)) || !(g.r2 > R(0.0)))
+        return;
+    real q = (a->u[0] + b->u[0]) * w / g.r2;
+    sum[0] += q * g.dx;
+    sum[1] += q * g.dy;
+    sum[2] += q * g.dz;
+}
+
+/* ---- operators of one particle over a view ---------------------------------------------------- */
+
 /* c sum_j w_ij over the neighbours that have a pressure (the view's mask): A's diagonal. */
 HD static inline real mps_ppe_diagonal(const mps_view *v, const nbr_view *nb, const mps_kernel *k, int32_t i)
 {
-    real sum = R(0.0);
-    MPS_FOR_NEIGHBOURS(v, nb, k, i, { (void)dx; (void)dy; (void)dz; (void)r2; sum += w; });
-    return R(2.0) * (real)v->dim / (k->lambda0 * k->n0) * sum;
+    mps_scope s = mps_scope_of(v, k);
+    return mps_laplacian_factor(&s) * mps_number_density(v, nb, k, i);
 }
 
 /* (A x)_i for an unknown i: diag_i x_i - c sum over unknown neighbours (the view's mask) of w_ij x_j. */
 HD static inline real mps_ppe_apply(const mps_view *v, const nbr_view *nb, const mps_kernel *k, const real *x,
                                     real diag_i, int32_t i)
 {
+    mps_scope s = mps_scope_of(v, k);
+    mps_particle a = mps_load(v, x, 0, 0, i);
     real sum = R(0.0);
-    MPS_FOR_NEIGHBOURS(v, nb, k, i, { (void)dx; (void)dy; (void)dz; (void)r2; sum += w * x[j]; });
-    return diag_i * x[i] - R(2.0) * (real)v->dim / (k->lambda0 * k->n0) * sum;
+    MPS_SWEEP(nb, i, mps_load(v, x, 0, 0, j), mps_ppe_apply_pair(&s, &a, i, &mps_b_, j, &sum));
+    return mps_ppe_apply_finish(&s, diag_i, a.u[0], sum);
 }
 
 HD static inline real mps_divergence(const mps_view *v, const nbr_view *nb, const mps_kernel *k, const real *ux,
                                      const real *uy, const real *uz, int32_t i)
 {
+    mps_scope s = mps_scope_of(v, k);
+    const real *z = v->dim == 3 ? uz : 0;
+    mps_particle a = mps_load(v, ux, uy, z, i);
     real sum = R(0.0);
-    real uxi = ux[i], uyi = uy[i], uzi = v->dim == 3 ? uz[i] : R(0.0);
-    MPS_FOR_NEIGHBOURS(v, nb, k, i, {
-        if (!(r2 > R(0.0)))
-            continue;
-        real duz = v->dim == 3 ? uz[j] - uzi : R(0.0);
-        sum += ((ux[j] - uxi) * dx + (uy[j] - uyi) * dy + duz * dz) * w / r2;
-    });
+    MPS_SWEEP(nb, i, mps_load(v, ux, uy, z, j), mps_divergence_pair(&s, &a, i, &mps_b_, j, &sum));
     return (real)v->dim / k->n0 * sum;
 }
 
@@ -105,32 +165,21 @@ HD static inline real mps_divergence(const mps_view *v, const nbr_view *nb, cons
 HD static inline real mps_wall_pressure(const mps_view *v, const nbr_view *nb, const mps_kernel *k, const real *p,
                                         real rho0, const real g[3], int32_t i)
 {
+    mps_scope s = mps_scope_of(v, k);
+    mps_particle a = mps_load(v, p, 0, 0, i);
     real sw = R(0.0), sp = R(0.0);
-    MPS_FOR_NEIGHBOURS(v, nb, k, i, {
-        (void)r2;
-        /* dx = x_f - x_w: the hydrostatic term uses x_w - x_f = -dx */
-        sp += (p[j] - rho0 * (g[0] * dx + g[1] * dy + g[2] * dz)) * w;
-        sw += w;
-    });
+    MPS_SWEEP(nb, i, mps_load(v, p, 0, 0, j), mps_wall_pressure_pair(&s, &a, i, &mps_b_, j, rho0, g, &sp, &sw));
     return sw > R(0.0) ? sp / sw : R(0.0);
 }
 
 HD static inline void mps_symmetric_gradient(const mps_view *v, const nbr_view *nb, const mps_kernel *k,
                                              const real *phi, int32_t i, real grad[3])
 {
-    real gx = R(0.0), gy = R(0.0), gz = R(0.0), pi = phi[i];
-    MPS_FOR_NEIGHBOURS(v, nb, k, i, {
-        if (!(r2 > R(0.0)))
-            continue;
-        real s = (pi + phi[j]) * w / r2;
-        gx += s * dx;
-        gy += s * dy;
-        gz += s * dz;
-    });
-    real c = (real)v->dim / k->n0;
-    grad[0] = c * gx;
-    grad[1] = c * gy;
-    grad[2] = v->dim == 3 ? c * gz : R(0.0);
+    mps_scope s = mps_scope_of(v, k);
+    mps_particle a = mps_load(v, phi, 0, 0, i);
+    real sum[3] = {R(0.0), R(0.0), R(0.0)};
+    MPS_SWEEP(nb, i, mps_load(v, phi, 0, 0, j), mps_symmetric_gradient_pair(&s, &a, i, &mps_b_, j, sum));
+    mps_gradient_scale(&s, sum, grad);
 }
 
 #endif

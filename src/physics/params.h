@@ -16,6 +16,7 @@ typedef struct mps_params {
     real n0_n, n0_lap;    /* ideal-lattice number densities at re_n and re_lap */
     real lambda0_n, lambda0_lap;
     real rs;              /* LSMPS scaling length */
+    real inv_rs;          /* 1 / rs */
     real beta;            /* free surface where n < beta n0 */
     real mixed_gamma;
     real relaxation;      /* factor on the density source */

@@ -2,6 +2,10 @@
  * CUDA device).
  *  - every interaction strategy gives the all-pairs oracle's WCSPH force sums on uniform,
  *    clustered and mostly-empty random layouts, 2D and 3D, ndiv 1..3;
+ *  - every strategy of every MPS neighbour pass (accel, collision, density, wall_pressure,
+ *    ppe_setup, ppe_apply, gradient, the benchmark's single operators) gives the all-pairs
+ *    kernel's outputs on the same layouts, for the scheme settings that select each pass's code
+ *    paths (mps_pair_check.h: MPS, KO, stabilised LSMPS, explicit, LSMPS with the cubic domain);
  *  - CPU and GPU runs of the 2D dam break agree over 200 steps (WCSPH, MPS, explicit MPS);
  *  - two GPU runs with the radix sort are bit-identical. */
 #define _POSIX_C_SOURCE 200809L
@@ -18,6 +22,7 @@
 #include "physics/wcsph_passes.h"
 #include "scene.h"
 #include "sim.h"
+#include "mps_pair_check.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -28,14 +33,6 @@
 static const char *source_dir;
 
 /* ---- strategies against the all-pairs oracle -------------------------------------------------- */
-
-enum layout { UNIFORM, CLUSTERED, MOSTLY_EMPTY };
-
-static double uniform01(unsigned long long *state)
-{
-    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*state >> 11) * (1.0 / 9007199254740992.0);
-}
 
 /* A WCSPH scene of a 1 m box (dp = 0.02 in 2D, 0.06 in 3D), whose particles are then moved to a
  * random layout with random velocities and densities: uniform over the box; clustered in four
@@ -107,7 +104,7 @@ static void check_strategies(int dim, int ndiv, enum layout lay, int (*ran)[GS_C
     real *oracle = malloc(4 * n * sizeof(real)), *got = malloc(4 * n * sizeof(real));
     assert_non_null(oracle);
     assert_non_null(got);
-    if (cuda_wcsph_forces_oracle(&s, &err))
+    if (cuda_pass_oracle(&s, PASS_WCSPH_FORCES, &err))
         fail_msg("%s", err.msg);
     read_forces(&s, oracle, n);
     double tol = REAL_IS_DOUBLE ? 1e-12 : 1e-5;
@@ -150,6 +147,95 @@ static void strategies_match_oracle(void **state)
                 check_strategies(dim, ndiv, (enum layout)lay, &ran);
     for (int k = 0; k < GS_COUNT; ++k)
         assert_true(ran[k] >= 12); /* every strategy on every uniform and mostly-empty layout at least */
+}
+
+/* ---- MPS passes: every strategy against the all-pairs kernel ------------------------------------ */
+
+static void sync_device_or_fail(sim *s)
+{
+    sl_err err;
+    if (sim_sync_device(s, &err))
+        fail_msg("%s", err.msg);
+}
+
+/* ran[pass][strategy]: runs on layouts where the staged strategies must be valid */
+static void check_mps_case(int dim, int ndiv, enum layout lay, const mps_case *mc, int (*ran)[GS_COUNT],
+                           size_t *left_out, double *worst)
+{
+    scene sc;
+    sim s;
+    sl_err err;
+    mps_random_sim(dim, dim == 2 ? 0.02 : 0.06, ndiv, lay, mc, &backend_cuda, &sc, &s);
+    int semi = strcmp(mc->method, "mps") == 0;
+    size_t n = s.p.n;
+    double tol = REAL_IS_DOUBLE ? 1e-12 : 1e-5;
+    mps_state in, oracle, got;
+    mps_state_save(&s, &in);
+    for (int p = 0; p < MPS_NPASSES; ++p) {
+        const mps_pass_spec *ps = &mps_pair_passes[p];
+        if (ps->semi_implicit_only && !semi)
+            continue;
+        char what[256];
+        snprintf(what, sizeof what, "%s, %dD, ndiv %d, %s layout, pass %s (%zu particles)", mc->name, dim, ndiv,
+                 layout_name[lay], ps->name, n);
+        mps_state_restore(&s, &in);
+        sync_device_or_fail(&s);
+        if (cuda_pass_oracle(&s, ps->id, &err))
+            fail_msg("%s: all-pairs oracle: %s", what, err.msg);
+        sim_sync_host(&s);
+        mps_state_save(&s, &oracle);
+        for (int strategy = 0; strategy < GS_COUNT; ++strategy) {
+            if (strategy == GS_PAR_PART_COMPACT)
+                continue; /* the WCSPH forces only: it needs one cut-off radius (pass_kernels.h) */
+            char each[320];
+            snprintf(each, sizeof each, "%s, strategy %s", what, cuda_strategy_label(strategy));
+            /* the staged strategies need cells of at most 256 particles: the clustered layout has more */
+            int valid = cuda_strategy_valid(&s, ps->id, strategy);
+            if (!valid && (strategy == GS_PAR_PART || strategy == GS_PAR_CELL || lay != CLUSTERED))
+                fail_msg("%s: refused", each);
+            if (!valid)
+                continue;
+            if (lay != CLUSTERED)
+                ran[p][strategy]++;
+            mps_state_restore(&s, &in);
+            sync_device_or_fail(&s);
+            if (cuda_run_pass_strategy(&s, ps->id, strategy, &err))
+                fail_msg("%s: %s", each, err.msg);
+            sim_sync_host(&s);
+            mps_state_save(&s, &got);
+            size_t out;
+            mps_compare(&s, ps->id, &oracle, &got, each, tol, n / 100, &out, worst);
+            *left_out += out;
+            mps_state_free(&got);
+        }
+        mps_state_free(&oracle);
+    }
+    mps_state_restore(&s, &in);
+    mps_state_free(&in);
+    sim_free(&s);
+    scene_free(&sc);
+}
+
+static void mps_strategies_match_oracle(void **state)
+{
+    (void)state;
+    int ran[MPS_NPASSES][GS_COUNT];
+    memset(ran, 0, sizeof ran);
+    size_t left_out = 0;
+    double worst = 0;
+    for (int m = 0; m < MPS_NCASES; ++m)
+        for (int dim = 2; dim <= 3; ++dim)
+            for (int ndiv = 1; ndiv <= 3; ++ndiv)
+                for (int lay = UNIFORM; lay <= MOSTLY_EMPTY; ++lay)
+                    check_mps_case(dim, ndiv, (enum layout)lay, &mps_cases[m], ran, &left_out, &worst);
+    printf("MPS passes: every strategy agrees with the all-pairs kernel; largest difference %.3g of the field's "
+           "largest value; %zu particle-runs left out (a class or LSMPS fallback decided the other way within "
+           "rounding)\n", worst, left_out);
+    for (int p = 0; p < MPS_NPASSES; ++p)
+        for (int k = 0; k < GS_COUNT; ++k)
+            if (k != GS_PAR_PART_COMPACT && ran[p][k] < 12) /* every uniform and mostly-empty layout of a semi-implicit case at least */
+                fail_msg("pass %s ran with strategy %s on %d layouts only", mps_pair_passes[p].name,
+                         cuda_strategy_label(k), ran[p][k]);
 }
 
 /* ---- whole runs --------------------------------------------------------------------------------- */
@@ -270,6 +356,7 @@ int main(int argc, char **argv)
     source_dir = argc > 1 ? argv[1] : ".";
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(strategies_match_oracle),
+        cmocka_unit_test(mps_strategies_match_oracle),
         cmocka_unit_test(wcsph_cpu_gpu),
         cmocka_unit_test(mps_cpu_gpu),
         cmocka_unit_test(emps_cpu_gpu),
