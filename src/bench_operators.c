@@ -288,7 +288,7 @@ static void save_outputs(sim *s, int op, real *out)
 /* The largest error of an operator's output against the exact derivative of p over the particles
  * farther than re from the lattice's faces (where the lattice is a full neighbourhood: there the
  * MPS and LSMPS operators are exact for this quadratic p, up to rounding), relative to the largest
- * exact value. */
+ * exact value; -1 when no particle is that far inside. */
 static double exact_error(const sim *s, int op, const real *out, int lattice)
 {
     size_t n = s->g.n_inside;
@@ -314,7 +314,7 @@ static double exact_error(const sim *s, int op, const real *out, int lattice)
             worst = d > worst || d != d ? d : worst;
         }
     }
-    return scale > 0 ? worst / scale : worst;
+    return scale > 0 ? worst / scale : -1.0;
 }
 
 #ifdef SLUICE_HAVE_CUDA
@@ -368,9 +368,12 @@ static void print_row(int op, int domain, int ndiv, const char *strategy, double
     double flop_ms = 1e3 * (double)n * flop / fl->peak_flops;
     double mem_ms = 1e3 * (double)n * bytes / fl->bandwidth;
     double bound = flop_ms > mem_ms ? flop_ms : mem_ms;
-    printf("%-15s %-9s %4d  %-11s %10.4f %9.3f %8.1f %7.1f %9.0f %10.4f %6.0f %9.4f %6.1f%%  %8.1e  %s\n",
+    char e[32] = "-";
+    if (err >= 0)
+        snprintf(e, sizeof e, "%.1e", err);
+    printf("%-15s %-9s %4d  %-11s %10.4f %9.3f %8.1f %7.1f %9.0f %10.4f %6.0f %9.4f %6.1f%%  %8s  %s\n",
            op_name[op], dom_name[domain], ndiv, strategy, ms, 1e6 * ms / (double)n, cand, nbr, flop, flop_ms, bytes,
-           mem_ms, ms > 0 ? 100.0 * bound / ms : 0.0, err, check);
+           mem_ms, ms > 0 ? 100.0 * bound / ms : 0.0, e, check);
 }
 
 static int bench_lattice(const op_options *o, const backend *be, int domain, int ndiv, const floors *fl, sl_err *err)
