@@ -21,7 +21,7 @@
 #include <string.h>
 
 static const char usage_bench[] =
-    "usage: sluice bench [--backend cpu|cuda|auto] [--scene FILE | --case dambreak3d|box]\n"
+    "usage: sluice bench [--backend cpu|cuda|auto] [--scene FILE | --case dambreak3d|box|operators]\n"
     "                    [--particles 1e6,4e6,16e6] [--method wcsph|mps|emps] [--steps N]\n"
     "                    [--strategy auto|par-part|par-cell|par-cell-sm|x-pencil|par-part-compact] [--sort counting|radix]\n"
     "                    [--threads N]\n"
@@ -32,6 +32,9 @@ static const char usage_bench[] =
     "strategy of each pass and the memory per particle.\n"
     "  --case dambreak3d  SPHERIC Test 2 (the geometry of scenes/dam_break_3d.cfg), WCSPH (default)\n"
     "  --case box         a 1 m cube of water at rest in its tank\n"
+    "  --case operators   the MPS gradient, Laplacian and LSMPS gradient on a regular lattice, every\n"
+    "                     strategy against the arithmetic and memory floors (its own options:\n"
+    "                     sluice bench --case operators --help)\n"
     "  --scene FILE       any scene file; --particles rescales its spacing\n"
     "  --particles LIST   particle counts (the spacing is scaled to reach each, within a few %)\n"
     "  --steps N          timed steps (default 20)\n";
@@ -111,7 +114,7 @@ static int parse_bench_options(int argc, char **argv, bench_options *o)
             o->scene_path = v;
         else if (strcmp(a, "--case") == 0) {
             if (strcmp(v, "dambreak3d") != 0 && strcmp(v, "box") != 0)
-                return bench_usage_error("--case '%s' is unknown (accepted: dambreak3d, box)", v);
+                return bench_usage_error("--case '%s' is unknown (accepted: dambreak3d, box, operators)", v);
             o->scene_case = v;
         } else if (strcmp(a, "--method") == 0) {
             if (strcmp(v, "wcsph") != 0 && strcmp(v, "mps") != 0 && strcmp(v, "emps") != 0)
@@ -284,6 +287,9 @@ static int bench_one(const bench_options *o, const backend *be, scene *sc, sl_er
 
 int bench_main(int argc, char **argv)
 {
+    for (int k = 2; k + 1 < argc; ++k)
+        if (strcmp(argv[k], "--case") == 0 && strcmp(argv[k + 1], "operators") == 0)
+            return bench_operators_main(argc, argv); /* its own options */
     bench_options o;
     int rc = parse_bench_options(argc, argv, &o);
     if (rc)

@@ -58,6 +58,25 @@ check "bench bad case" 2 "$exe" bench --case lake
 expect_in "bench bad case" "$work/err" "accepted: dambreak3d, box"
 check "bench bad counts" 2 "$exe" bench --particles 1e6,x
 check "bench bad strategy" 2 "$exe" bench --backend cpu --case box --particles 2000 --strategy fastest
+# bench --case operators on the CPU: a small lattice, the table with its floors; bad options are exit 2
+check "bench operators" 0 "$exe" bench --case operators --backend cpu --lattice 15 --ndiv 1,2 --reps 1 --threads 1
+expect_in "bench operators" "$work/out" "MPS operators on a 15^3 lattice (3375 particles)"
+expect_in "bench operators" "$work/out" "flop-floor"
+for op in mps-gradient mps-laplacian lsmps-gradient; do
+    for d in spherical cubic; do
+        expect_in "bench operators" "$work/out" "^$op  *$d  *2  openmp"
+    done
+done
+check "bench operators --help" 0 "$exe" bench --case operators --help
+expect_in "bench operators --help" "$work/out" "usage: sluice bench --case operators"
+check "bench operators bad ndiv" 2 "$exe" bench --case operators --backend cpu --ndiv 1,4
+expect_in "bench operators bad ndiv" "$work/err" "--ndiv '1,4' is not a list of up to 3 of 1, 2, 3"
+check "bench operators bad domain" 2 "$exe" bench --case operators --backend cpu --domain round
+expect_in "bench operators bad domain" "$work/err" "--domain 'round' is not a list of spherical, cubic"
+check "bench operators bad lattice" 2 "$exe" bench --case operators --backend cpu --lattice 2
+expect_in "bench operators bad lattice" "$work/err" "--lattice '2' is not a whole number in 3..300"
+check "bench operators unknown option" 2 "$exe" bench --case operators --particles 1e6
+expect_in "bench operators unknown option" "$work/err" "unknown option '--particles'"
 check "unknown command" 2 "$exe" frobnicate
 expect_in "unknown command" "$work/err" "unknown command 'frobnicate'"
 check "run without scene" 2 "$exe" run

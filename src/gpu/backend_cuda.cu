@@ -620,6 +620,40 @@ extern "C" int cuda_run_pass_strategy(sim *s, int pass_id, int strategy, sl_err 
     return rc;
 }
 
+static int compare_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+extern "C" int cuda_time_pass(sim *s, int pass_id, int strategy, int warmup, int reps, double *median_ms, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    pass_ctx c = device_ctx(s);
+    launch_geom g = geometry(s);
+    st->host_current = 0;
+    int rc;
+    for (int k = 0; k < warmup; ++k)
+        if ((rc = gpu_launch_pass(pass_id, strategy, &c, g.n, &g, err)))
+            return rc;
+    float times[64];
+    if (reps < 1)
+        reps = 1;
+    if (reps > 64)
+        reps = 64;
+    for (int k = 0; k < reps; ++k) {
+        GPU_TRY(cudaEventRecord(st->ev_start), err);
+        if ((rc = gpu_launch_pass(pass_id, strategy, &c, g.n, &g, err)))
+            return rc;
+        GPU_TRY(cudaEventRecord(st->ev_stop), err);
+        GPU_TRY(cudaEventSynchronize(st->ev_stop), err);
+        GPU_TRY(cudaEventElapsedTime(&times[k], st->ev_start, st->ev_stop), err);
+    }
+    qsort(times, (size_t)reps, sizeof times[0], compare_float);
+    *median_ms = reps % 2 ? times[reps / 2] : 0.5 * ((double)times[reps / 2 - 1] + times[reps / 2]);
+    return SL_OK;
+}
+
 extern "C" int cuda_pass_oracle(sim *s, int pass_id, sl_err *err)
 {
     pass_ctx c = device_ctx(s);

@@ -33,6 +33,10 @@ int cuda_strategy_valid(struct sim *s, int pass_id, int strategy);
 int cuda_run_pass_strategy(struct sim *s, int pass_id, int strategy, sl_err *err);
 int cuda_pass_oracle(struct sim *s, int pass_id, sl_err *err);
 
+/* Runs pass `pass_id` with `strategy` warmup times, then times reps runs (at most 64) with CUDA
+ * events, one run between a pair; *median_ms is the median time of one run. */
+int cuda_time_pass(struct sim *s, int pass_id, int strategy, int warmup, int reps, double *median_ms, sl_err *err);
+
 #ifdef __cplusplus
 }
 #endif

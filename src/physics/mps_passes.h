@@ -1,6 +1,7 @@
 /* mps_passes.h: the passes of semi-implicit and explicit MPS as per-particle bodies, run by the
- * CPU loops and the CUDA kernels alike (the step sequence is in mps.c). The operators are in
- * mps_operators.h, lsmps.h, mps_ppe.h and mps_collision.h. */
+ * CPU loops and the CUDA kernels alike (the step sequence is in mps.c); the neighbour passes are
+ * pair forms, so the CUDA kernels that stage candidates in shared memory run them too. The
+ * operators are in mps_operators.h, lsmps.h, mps_ppe.h and mps_collision.h. */
 #ifndef SLUICE_MPS_PASSES_H
 #define SLUICE_MPS_PASSES_H
 
@@ -20,8 +21,9 @@ enum mps_slot {
     MS_GX, MS_GY, MS_GZ, /* pressure gradient (the collision velocity change before it) */
     MS_SPEED,            /* |u| of fluid particles, for the time step */
     MS_FALLBACK,         /* LSMPS operators that fell back to MPS for this particle in this step: the
-                          * accel pass's (0 or dim) plus the gradient pass's (0 or 1), kept apart so
-                          * that the gradient pass may be re-run (CUDA auto times it) */
+                          * accel pass's (0 or dim) plus the gradient pass's (0 or 1); the gradient
+                          * pass keeps the accel share (a value >= dim) and sets its own, so it may
+                          * be re-run (CUDA auto times it) */
     MS_COUNT_EXPLICIT,
     /* Poisson system and CG work fields (semi-implicit only) */
     MS_B = MS_COUNT_EXPLICIT, MS_DIAG, MS_X, MS_R, MS_Z, MS_D, MS_Q,
