@@ -8,6 +8,9 @@
 #include "sim.h"
 
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,7 +95,15 @@ double p2m_contributions_per_node(const p2m_grid *g, size_t nfluid)
 
 double p2m_mesh_threshold(int on_device)
 {
-    return on_device ? P2M_MESH_THRESHOLD_GPU : P2M_MESH_THRESHOLD;
+    if (on_device)
+        return P2M_MESH_THRESHOLD_GPU;
+#ifdef _OPENMP
+    /* With many threads the atomic adds contend: on 16 threads the gather won at every density
+     * measured, down to 0.3 contributions per node (docs/performance.md). */
+    if (omp_get_max_threads() > P2M_FEW_THREADS)
+        return 0.0;
+#endif
+    return P2M_MESH_THRESHOLD;
 }
 
 int p2m_pick(const p2m_grid *g, int requested, size_t nfluid, int on_device)

@@ -12,8 +12,11 @@
 #include <stdint.h>
 
 /* "auto" takes the mesh-based gather from this many contributions per node on (particles spread x
- * order^dim / nodes); measured on the 2-core CI machine, docs/performance.md. */
+ * order^dim / nodes); measured on the 2-core CI machine, docs/performance.md. With more than
+ * P2M_FEW_THREADS OpenMP threads it always takes the gather (measured on 16 cores: the atomics of
+ * the particle-based spreading contend). */
 #define P2M_MESH_THRESHOLD 24.0
+#define P2M_FEW_THREADS 2
 
 /* The same for the CUDA kernels (src/gpu/p2m_cuda.cu), whose costs differ: launches and a radix sort
  * per call for the mesh-based gather, contended double atomics in L2 for the particle-based one.

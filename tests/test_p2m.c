@@ -14,6 +14,9 @@
 
 #include <hdf5.h>
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <string.h>
 
 static uint32_t rng_state = 2024u;
@@ -183,6 +186,12 @@ static void test_pick(void **state)
     p2m_grid g;
     sl_err err;
     assert_int_equal(p2m_grid_init(&g, 2, 4, 0.1, dmin, dmax, GRID_ALL, P2M_MAX_NODES, &err), SL_OK);
+#ifdef _OPENMP
+    int threads = omp_get_max_threads();
+    omp_set_num_threads(16); /* many threads: the gather at any density */
+    assert_true(p2m_mesh_threshold(0) == 0.0);
+    omp_set_num_threads(P2M_FEW_THREADS);
+#endif
     assert_true(p2m_mesh_threshold(0) == P2M_MESH_THRESHOLD);
     assert_true(p2m_mesh_threshold(1) == P2M_MESH_THRESHOLD_GPU);
     for (int dev = 0; dev <= 1; ++dev) {
@@ -193,6 +202,9 @@ static void test_pick(void **state)
         assert_int_equal(p2m_pick(&g, GRID_METHOD_MESH, few, dev), P2M_MESH);
         assert_int_equal(p2m_pick(&g, GRID_METHOD_PARTICLE, many, dev), P2M_PARTICLE);
     }
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#endif
     /* a grid too fine for the node limit is refused with the key to change */
     p2m_grid big;
     assert_int_equal(p2m_grid_init(&big, 2, 4, 1e-5, dmin, dmax, GRID_ALL, P2M_MAX_NODES, &err), SL_ERR_RUNTIME);
