@@ -41,6 +41,31 @@ typedef struct mps_case {
     const char *mps; /* the scene's mps group */
 } mps_case;
 
+/* Particle i of a random layout in the unit box (four tight blobs when clustered) with a random
+ * velocity in [-0.5, 0.5) per axis. */
+static void random_position_velocity(real **f, size_t i, int dim, enum layout lay, unsigned long long *rng)
+{
+    double x[3] = {0, 0, 0};
+    for (int a = 0; a < dim; ++a) {
+        double u = uniform01(rng);
+        if (lay == CLUSTERED) /* four blobs: distances of a fraction of dp */
+            u = 0.2 + 0.2 * (double)(i % 4) + 0.05 * (u - 0.5);
+        x[a] = 0.999 * u;
+    }
+    for (int a = 0; a < 3; ++a) {
+        f[PF_X + a][i] = (real)x[a];
+        f[PF_VX + a][i] = a < dim ? (real)(uniform01(rng) - 0.5) : 0;
+    }
+}
+
+/* The scene keys that make a layout mostly empty: a domain 4 times as wide along each axis. */
+static const char *layout_domain(enum layout lay, int dim)
+{
+    return lay != MOSTLY_EMPTY ? ""
+           : dim == 2          ? "domain_min = [0.0, 0.0]; domain_max = [4.0, 4.0];"
+                               : "domain_min = [0.0, 0.0, 0.0]; domain_max = [4.0, 4.0, 4.0];";
+}
+
 static const mps_case mps_cases[] = {
     /* stabilised MPS gradient (two sweeps), MPS viscous Laplacian, mixed source (divergence) */
     {"mps", "mps", "operators = \"mps\"; weight = \"quadratic\"; source = \"mixed\";"},
@@ -72,9 +97,7 @@ static void mps_random_sim(int dim, double dp, int ndiv, enum layout lay, const 
              "geometry = ( { type = \"fluid\"; min = %s; max = %s; } );\n"
              "gpu = { strategy = \"par-part\"; sort = \"radix\"; };\n",
              mc->method, dim,
-             lay != MOSTLY_EMPTY ? ""
-             : dim == 2          ? "domain_min = [0.0, 0.0]; domain_max = [4.0, 4.0];"
-                                 : "domain_min = [0.0, 0.0, 0.0]; domain_max = [4.0, 4.0, 4.0];",
+             layout_domain(lay, dim),
              dim == 2 ? "[0.0, -9.81]" : "[0.0, 0.0, -9.81]", dp, ndiv, mc->mps,
              dim == 2 ? "[0.0, 0.0]" : "[0.0, 0.0, 0.0]", dim == 2 ? "[1.0, 1.0]" : "[1.0, 1.0, 1.0]");
     sl_err err;
@@ -89,17 +112,7 @@ static void mps_random_sim(int dim, double dp, int ndiv, enum layout lay, const 
     int semi = strcmp(mc->method, "mps") == 0;
     double n0 = s->P.mps.n0_n;
     for (size_t i = 0; i < s->p.n; ++i) {
-        double x[3] = {0, 0, 0};
-        for (int a = 0; a < dim; ++a) {
-            double u = uniform01(&rng);
-            if (lay == CLUSTERED) /* four blobs: distances of a fraction of dp */
-                u = 0.2 + 0.2 * (double)(i % 4) + 0.05 * (u - 0.5);
-            x[a] = 0.999 * u;
-        }
-        for (int a = 0; a < 3; ++a) {
-            f[PF_X + a][i] = (real)x[a];
-            f[PF_VX + a][i] = a < dim ? (real)(uniform01(&rng) - 0.5) : 0;
-        }
+        random_position_velocity(f, i, dim, lay, &rng);
         f[PF_P][i] = (real)(1000.0 * uniform01(&rng) - 100.0);
         f[PF_RHO][i] = 1000;
         double c = uniform01(&rng);

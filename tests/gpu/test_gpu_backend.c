@@ -49,9 +49,7 @@ static void make_random_sim(int dim, int ndiv, enum layout lay, scene *sc, sim *
              "geometry = ( { type = \"fluid\"; min = %s; max = %s; } );\n"
              "gpu = { strategy = \"par-part\"; };\n",
              dim,
-             lay != MOSTLY_EMPTY ? ""
-             : dim == 2          ? "domain_min = [0.0, 0.0]; domain_max = [4.0, 4.0];"
-                                 : "domain_min = [0.0, 0.0, 0.0]; domain_max = [4.0, 4.0, 4.0];",
+             layout_domain(lay, dim),
              dim == 2 ? "[0.0, -9.81]" : "[0.0, 0.0, -9.81]", dp, ndiv,
              dim == 2 ? "[0.0, 0.0]" : "[0.0, 0.0, 0.0]", dim == 2 ? "[1.0, 1.0]" : "[1.0, 1.0, 1.0]");
     sl_err err;
@@ -62,17 +60,7 @@ static void make_random_sim(int dim, int ndiv, enum layout lay, scene *sc, sim *
     unsigned long long rng = 12345u + (unsigned)(dim * 100 + ndiv * 10 + lay);
     real **f = s->p.f;
     for (size_t i = 0; i < s->p.n; ++i) {
-        double x[3] = {0, 0, 0};
-        for (int a = 0; a < dim; ++a) {
-            double u = uniform01(&rng);
-            if (lay == CLUSTERED) /* four blobs: distances of a fraction of dp */
-                u = 0.2 + 0.2 * (double)(i % 4) + 0.05 * (u - 0.5);
-            x[a] = 0.999 * u;
-        }
-        for (int a = 0; a < 3; ++a) {
-            f[PF_X + a][i] = (real)x[a];
-            f[PF_VX + a][i] = a < dim ? (real)(uniform01(&rng) - 0.5) : 0;
-        }
+        random_position_velocity(f, i, dim, lay, &rng);
         f[PF_RHO][i] = (real)(1000.0 * (1.0 + 0.01 * (uniform01(&rng) - 0.5)));
         f[PF_P][i] = sph_eos_pressure(&s->P, f[PF_RHO][i]);
         s->p.type[i] = i % 7 == 0 ? PT_WALL : PT_FLUID;
