@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,10 +71,13 @@ typedef struct bench_options {
     long steps;
 } bench_options;
 
-static int bench_usage_error(const char *fmt, const char *arg)
+static int bench_usage_error(const char *fmt, ...)
 {
+    va_list ap;
     fprintf(stderr, "sluice bench: ");
-    fprintf(stderr, fmt, arg);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fprintf(stderr, "\n(see sluice bench --help)\n");
     return SL_ERR_INPUT;
 }
@@ -156,15 +160,15 @@ static int override_scene(scene *sc, const bench_options *o)
         if (k >= 0)
             sc->gpu_strategy = (enum gpu_strategy_name)k;
         else
-            return bench_usage_error("--strategy '%s' is unknown (accepted: auto, par-part, par-cell, par-cell-sm, "
-                                     "x-pencil, par-part-compact)", o->strategy);
+            return bench_usage_error("--strategy '%s' is unknown (accepted: %s)", o->strategy,
+                                     scene_gpu_strategy_accepted());
     }
     if (o->sort) {
         int k = scene_gpu_sort_parse(o->sort);
         if (k >= 0)
             sc->gpu_sort = (enum gpu_sort_kind_name)k;
         else
-            return bench_usage_error("--sort '%s' is unknown (accepted: counting, radix)", o->sort);
+            return bench_usage_error("--sort '%s' is unknown (accepted: %s)", o->sort, scene_gpu_sort_accepted());
     }
     return SL_OK;
 }

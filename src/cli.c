@@ -21,6 +21,7 @@
 #include <math.h>
 #include <omp.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,10 +85,13 @@ static const char usage_info[] =
     "Prints the version, the precision of 'real', the compiled backends and schemes, the OpenMP\n"
     "threads and the CUDA devices.\n";
 
-static int usage_error(const char *cmd, const char *fmt, const char *arg)
+static int usage_error(const char *cmd, const char *fmt, ...)
 {
+    va_list ap;
     fprintf(stderr, "sluice%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-    fprintf(stderr, fmt, arg);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fprintf(stderr, " (see 'sluice%s%s --help')\n", cmd ? " " : "", cmd ? cmd : "");
     return SL_ERR_INPUT;
 }
@@ -190,12 +194,12 @@ static int parse_options(const char *cmd, const char *usage, const char *allowed
                 o->restart = v;
             } else if (strcmp(a, "--sort") == 0) {
                 if (scene_gpu_sort_parse(v) < 0)
-                    return usage_error(cmd, "--sort '%s' is unknown (accepted: counting, radix)", v);
+                    return usage_error(cmd, "--sort '%s' is unknown (accepted: %s)", v, scene_gpu_sort_accepted());
                 o->sort = v;
             } else if (strcmp(a, "--strategy") == 0) {
                 if (scene_gpu_strategy_parse(v) < 0)
-                    return usage_error(cmd, "--strategy '%s' is unknown (accepted: auto, par-part, par-cell, "
-                                            "par-cell-sm, x-pencil, par-part-compact)", v);
+                    return usage_error(cmd, "--strategy '%s' is unknown (accepted: %s)", v,
+                                       scene_gpu_strategy_accepted());
                 o->strategy = v;
             } else if (strcmp(a, "--threads") == 0) {
                 if (!parse_long(v, 1, 4096, &lv))

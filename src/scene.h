@@ -225,6 +225,9 @@ const char *scene_integrator_name(enum integrator_kind k);
  * --strategy and --sort use them). */
 int scene_gpu_strategy_parse(const char *name);
 int scene_gpu_sort_parse(const char *name);
+/* The accepted gpu.strategy / gpu.sort names, "a, b, c", for the command line's error messages. */
+const char *scene_gpu_strategy_accepted(void);
+const char *scene_gpu_sort_accepted(void);
 const char *scene_viscosity_name(enum viscosity_kind k);
 const char *scene_viz_field_name(enum viz_field_kind k);
 /* Index of a viewer field name ("velocity", "pressure", "density", "type"), or -1. */

@@ -34,7 +34,7 @@ typedef struct p2m_cuda_input {
  *                 from call to call);
  *   P2M_MESH:     the particles are binned by their first stencil node with the stable radix sort
  *                 of gpu_sort.h (a CSR structure: bin starts and the particles bin by bin); a group
- *                 of g->gpu_lanes threads per node (0: 4 to 32 by contributions per node) sums a
+ *                 of g->gpu_lanes threads per node (0: 4, the fastest measured) sums a
  *                 fixed share of the node's candidates each, combined by __shfl_down_sync: no
  *                 atomics and a fixed order, so two calls on the same particles agree bit for bit.
  * The fields (density, velocity, pressure) are computed on the device too. The device buffers hang

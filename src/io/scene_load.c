@@ -1910,3 +1910,17 @@ int scene_gpu_sort_parse(const char *name)
 {
     return name_index(gpu_sort_names, name);
 }
+
+const char *scene_gpu_strategy_accepted(void)
+{
+    static char list[256];
+    join_names(gpu_strategy_names, -1, 0, list, sizeof list);
+    return list;
+}
+
+const char *scene_gpu_sort_accepted(void)
+{
+    static char list[64];
+    join_names(gpu_sort_names, -1, 0, list, sizeof list);
+    return list;
+}
