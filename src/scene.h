@@ -225,6 +225,8 @@ const char *scene_integrator_name(enum integrator_kind k);
  * --strategy and --sort use them). */
 int scene_gpu_strategy_parse(const char *name);
 int scene_gpu_sort_parse(const char *name);
+/* The gpu.strategy name of a value. */
+const char *scene_gpu_strategy_name(enum gpu_strategy_name k);
 /* The accepted gpu.strategy / gpu.sort names, "a, b, c", for the command line's error messages. */
 const char *scene_gpu_strategy_accepted(void);
 const char *scene_gpu_sort_accepted(void);

@@ -93,6 +93,21 @@ static void free_arrays(cuda_sim *st)
     st->nfields = 0;
 }
 
+/* The strategies are the scene's gpu.strategy names after "auto", in the same order: one list of
+ * names (scene_load.c) serves the scene files, the command line and the tables printed here. */
+static_assert((int)GS_PAR_PART == GPU_STRATEGY_PAR_PART - 1 && (int)GS_PAR_CELL == GPU_STRATEGY_PAR_CELL - 1 &&
+                  (int)GS_PAR_CELL_SM == GPU_STRATEGY_PAR_CELL_SM - 1 &&
+                  (int)GS_X_PENCIL == GPU_STRATEGY_X_PENCIL - 1 &&
+                  (int)GS_PAR_PART_COMPACT == GPU_STRATEGY_PAR_PART_COMPACT - 1 &&
+                  (int)GS_COUNT == GPU_STRATEGY_PAR_PART_COMPACT,
+              "enum gpu_strategy must follow enum gpu_strategy_name");
+
+const char *gpu_strategy_label(int strategy)
+{
+    return strategy >= 0 && strategy < GS_COUNT ? scene_gpu_strategy_name((enum gpu_strategy_name)(strategy + 1))
+                                                : "?";
+}
+
 static int alloc_arrays(cuda_sim *st, size_t n, int nfields, sl_err *err)
 {
     free_arrays(st);
@@ -131,9 +146,7 @@ static int create_state(sim *s, sl_err *err)
     st->sort = s->sc->gpu_sort == GPU_SORT_NAME_RADIX ? GPU_SORT_RADIX : GPU_SORT_COUNTING;
     st->scan = s->sc->gpu_scan == GPU_SCAN_NAME_BLOCKED ? GPU_SCAN_BLOCKED : GPU_SCAN_CUB;
     st->scan_chosen = s->sc->gpu_scan != GPU_SCAN_NAME_AUTO;
-    static const int strategy_of[] = {-1, GS_PAR_PART, GS_PAR_CELL, GS_PAR_CELL_SM, GS_X_PENCIL,
-                                        GS_PAR_PART_COMPACT};
-    st->forced_strategy = strategy_of[s->sc->gpu_strategy];
+    st->forced_strategy = (int)s->sc->gpu_strategy - 1; /* auto: -1 */
     GPU_TRY(cudaMalloc(&st->cell_start, ((size_t)s->g.ncells + 2) * sizeof(int32_t)), err);
     GPU_TRY(cudaMalloc(&st->counters, 2 * sizeof(int32_t)), err);
     GPU_TRY(cudaEventCreate(&st->ev_start), err);

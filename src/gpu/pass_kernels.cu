@@ -11,13 +11,6 @@
 
 typedef void (*body_fn)(const pass_ctx *, int32_t);
 
-const char *gpu_strategy_label(int strategy)
-{
-    static const char *const names[GS_COUNT] = {"par-part", "par-cell", "par-cell-sm", "x-pencil",
-                                                "par-part-compact"};
-    return strategy >= 0 && strategy < GS_COUNT ? names[strategy] : "?";
-}
-
 /* ---- grid geometry on the device ------------------------------------------------------------ */
 
 /* Index of interior cell (ix, iy, iz) in the margin-padded grid. */

@@ -51,6 +51,8 @@ typedef struct launch_geom {
     int sm_count;      /* streaming multiprocessors */
 } launch_geom;
 
+/* A strategy's name as scene files and the command line spell it (defined in backend_cuda.cu,
+ * from the scene loader's table; the GS_* follow its names after "auto"). */
 const char *gpu_strategy_label(int strategy);
 
 /* Whether `strategy` can run pass `pass_id` over n particles (the staged strategies need the

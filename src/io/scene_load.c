@@ -1911,6 +1911,12 @@ int scene_gpu_sort_parse(const char *name)
     return name_index(gpu_sort_names, name);
 }
 
+const char *scene_gpu_strategy_name(enum gpu_strategy_name k)
+{
+    return (unsigned)k < sizeof gpu_strategy_names / sizeof gpu_strategy_names[0] - 1 ? gpu_strategy_names[k]
+                                                                                       : "unknown";
+}
+
 const char *scene_gpu_strategy_accepted(void)
 {
     static char list[256];
