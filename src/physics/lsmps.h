@@ -525,18 +525,6 @@ HD static inline int lsmps_stabilised_gradient(const mps_view *v, const nbr_view
     return lsmps_gradient_run(&op, v, nb, phi, i, &acc, grad);
 }
 
-/* The stabilised LSMPS gradient, or the stabilised MPS gradient where LSMPS is rank-deficient.
- * Returns 1 when it fell back to MPS, 0 otherwise. */
-HD static inline int lsmps_or_mps_stabilised_gradient(const mps_view *v, const nbr_view *nb, const mps_kernel *k,
-                                                      real rs, const real *phi, int32_t i, real grad[3])
-{
-    mps_scope s = mps_scope_of(v, k);
-    lsmps_gradient_op op = lsmps_gradient_op_of(&s, R(1.0) / rs, 1, 1);
-    lsmps_gradient_acc acc;
-    lsmps_gradient_run(&op, v, nb, phi, i, &acc, grad);
-    return acc.fell_back;
-}
-
 /* Whether particle i's neighbourhood fills the domain of k: its number density at k's radius (the
  * neighbours that v's filter admits) is at least beta n0 for that radius. Where it does not (within
  * about re of a free surface) the second-order fit takes the curvature from neighbours on one side:

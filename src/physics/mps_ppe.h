@@ -96,7 +96,14 @@ HD static inline void mps_divergence_pair(const mps_scope *s, const mps_particle
     *sum += ((b->u[0] - a->u[0]) * g.dx + (b->u[1] - a->u[1]) * g.dy + duz * g.dz) * w / g.r2;
 }
 
-/* The wall pressure's sums (p in u[0]; gravity g): sp += (p_f - rho0 g . (x_f - x_w)) w, sw += w. */
+/* Wall pressure of explicit MPS extrapolated from the fluid neighbours (Adami, Hu & Adams 2012,
+ * J. Comput. Phys. 231:7057, eq. 27, for a wall at rest and rho_f ~ rho0):
+ *   p_w = ( sum_f p_f w_wf + rho0 g . sum_f (x_w - x_f) w_wf ) / sum_f w_wf
+ * over the fluid neighbours f (the view's mask), 0 when no fluid is in reach. A wall particle's own
+ * number density counts the rigid wall and dummy lattice, which does not compress with the fluid
+ * above it, so the equation of state gives it too low a pressure; with the extrapolation the wall
+ * carries the fluid's hydrostatic pressure. This pair adds (p in u[0]; gravity g)
+ * sp += (p_f - rho0 g . (x_f - x_w)) w and sw += w; the pass divides. */
 HD static inline void mps_wall_pressure_pair(const mps_scope *s, const mps_particle *a, int32_t i,
                                              const mps_particle *b, int32_t j, real rho0, const real g[3],
                                              real *sp, real *sw)
@@ -122,64 +129,6 @@ HD static inline void mps_symmetric_gradient_pair(const mps_scope *s, const mps_
     sum[0] += q * g.dx;
     sum[1] += q * g.dy;
     sum[2] += q * g.dz;
-}
-
-/* ---- operators of one particle over a view ---------------------------------------------------- */
-
-/* c sum_j w_ij over the neighbours that have a pressure (the view's mask): A's diagonal. */
-HD static inline real mps_ppe_diagonal(const mps_view *v, const nbr_view *nb, const mps_kernel *k, int32_t i)
-{
-    mps_scope s = mps_scope_of(v, k);
-    return mps_laplacian_factor(&s) * mps_number_density(v, nb, k, i);
-}
-
-/* (A x)_i for an unknown i: diag_i x_i - c sum over unknown neighbours (the view's mask) of w_ij x_j. */
-HD static inline real mps_ppe_apply(const mps_view *v, const nbr_view *nb, const mps_kernel *k, const real *x,
-                                    real diag_i, int32_t i)
-{
-    mps_scope s = mps_scope_of(v, k);
-    mps_particle a = mps_load(v, x, 0, 0, i);
-    real sum = R(0.0);
-    MPS_SWEEP(nb, i, mps_load(v, x, 0, 0, j), mps_ppe_apply_pair(&s, &a, i, &mps_b_, j, &sum));
-    return mps_ppe_apply_finish(&s, diag_i, a.u[0], sum);
-}
-
-HD static inline real mps_divergence(const mps_view *v, const nbr_view *nb, const mps_kernel *k, const real *ux,
-                                     const real *uy, const real *uz, int32_t i)
-{
-    mps_scope s = mps_scope_of(v, k);
-    const real *z = v->dim == 3 ? uz : 0;
-    mps_particle a = mps_load(v, ux, uy, z, i);
-    real sum = R(0.0);
-    MPS_SWEEP(nb, i, mps_load(v, ux, uy, z, j), mps_divergence_pair(&s, &a, i, &mps_b_, j, &sum));
-    return (real)v->dim / k->n0 * sum;
-}
-
-/* Wall pressure of explicit MPS extrapolated from the fluid neighbours (Adami, Hu & Adams 2012,
- * J. Comput. Phys. 231:7057, eq. 27, for a wall at rest and rho_f ~ rho0):
- *   p_w = ( sum_f p_f w_wf + rho0 g . sum_f (x_w - x_f) w_wf ) / sum_f w_wf
- * over the fluid neighbours f (the view's mask). A wall particle's own number density counts the
- * rigid wall and dummy lattice, which does not compress with the fluid above it, so the equation
- * of state gives it too low a pressure; with the extrapolation the wall carries the fluid's
- * hydrostatic pressure. Returns 0 when no fluid is in reach. */
-HD static inline real mps_wall_pressure(const mps_view *v, const nbr_view *nb, const mps_kernel *k, const real *p,
-                                        real rho0, const real g[3], int32_t i)
-{
-    mps_scope s = mps_scope_of(v, k);
-    mps_particle a = mps_load(v, p, 0, 0, i);
-    real sw = R(0.0), sp = R(0.0);
-    MPS_SWEEP(nb, i, mps_load(v, p, 0, 0, j), mps_wall_pressure_pair(&s, &a, i, &mps_b_, j, rho0, g, &sp, &sw));
-    return sw > R(0.0) ? sp / sw : R(0.0);
-}
-
-HD static inline void mps_symmetric_gradient(const mps_view *v, const nbr_view *nb, const mps_kernel *k,
-                                             const real *phi, int32_t i, real grad[3])
-{
-    mps_scope s = mps_scope_of(v, k);
-    mps_particle a = mps_load(v, phi, 0, 0, i);
-    real sum[3] = {R(0.0), R(0.0), R(0.0)};
-    MPS_SWEEP(nb, i, mps_load(v, phi, 0, 0, j), mps_symmetric_gradient_pair(&s, &a, i, &mps_b_, j, sum));
-    mps_gradient_scale(&s, sum, grad);
 }
 
 #endif
