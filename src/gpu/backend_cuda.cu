@@ -605,17 +605,6 @@ extern "C" const char *cuda_strategy_label(int strategy)
     return gpu_strategy_label(strategy);
 }
 
-extern "C" int cuda_strategy_of(const sim *s, int pass_id)
-{
-    const cuda_sim *st = state_of(s);
-    if (!st)
-        return -1;
-    for (int k = 0; k < st->nchoices; ++k)
-        if (st->choice[k].id == pass_id)
-            return st->choice[k].strategy;
-    return -1;
-}
-
 extern "C" int cuda_strategy_valid(sim *s, int pass_id, int strategy)
 {
     launch_geom g = geometry(s);

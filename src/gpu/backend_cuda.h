@@ -23,9 +23,6 @@ const char *cuda_last_error(const struct sim *s);
 /* The name of a strategy (enum gpu_strategy of pass_kernels.h): "par-part", ... */
 const char *cuda_strategy_label(int strategy);
 
-/* The strategy (enum gpu_strategy of pass_kernels.h) auto chose for a pass, or -1. */
-int cuda_strategy_of(const struct sim *s, int pass_id);
-
 /* For the GPU tests and `sluice bench`: runs pass `pass_id` over the particles inside with
  * `strategy` (enum gpu_strategy), or with the all-pairs oracle kernel (passes with a pair form). */
 typedef struct sl_err sl_err;
