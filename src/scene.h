@@ -53,6 +53,8 @@ typedef struct scene_mps {
     double re_laplacian;              /* Laplacian radius, in spacings */
     double lsmps_scale;               /* LSMPS scaling length rs, in spacings */
     double surface_beta;              /* free surface where n* < beta n0 */
+    double collision_distance;        /* pairs closer than this, in spacings, collide */
+    double collision_restitution;     /* coefficient of restitution of those collisions */
     enum mps_source_kind source;      /* pressure Poisson source term */
     double mixed_gamma;               /* weight of the density term in the mixed source */
     double relaxation;                /* factor on the density source (Koshizuka et al. 2018: 0.2) */

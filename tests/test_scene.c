@@ -142,6 +142,7 @@ static void test_scene_defaults(void **state)
     assert_vec(sc.gravity, 0.0, -9.81, 0.0);
     assert_true(sc.rho0 == 1000.0);
     assert_int_equal(sc.verlet_steps, 40);
+    assert_true(sc.mps.collision_distance == 0.5 && sc.mps.collision_restitution == 0.2);
     scene_free(&sc);
 }
 
@@ -644,6 +645,8 @@ static const bad_case bad_cases[] = {
     {"spacing_too_big", "numerics = { spacing = 11.0; };\n" GEO, 1, "numerics.spacing",
      "11 is out of range (accepted: a number > 0 and <= 10, in m)"},
     {"negative_spacing", "numerics = { spacing = -0.1; };\n" GEO, 1, "numerics.spacing", "-0.1 is out of range"},
+    {"collision_distance_range", NUM GEO "mps = { collision_distance = 1.5; };\n", 3, "mps.collision_distance",
+     "1.5 is out of range (accepted: a number 0..1, in spacings)"},
     {"cfl_zero", "numerics = { spacing = 0.1; cfl = 0; };\n" GEO, 1, "numerics.cfl", "0 is out of range"},
     {"int64_real_key", "numerics = { spacing = 0.1; h_factor = 9L; };\n" GEO, 1, "numerics.h_factor",
      "9 is out of range (accepted: a number 0.5..4)"},

@@ -107,6 +107,8 @@ static int mps_init_common(sim *s, int is_explicit, sl_err *err)
     M->rs = (real)(sc->mps.lsmps_scale * l0);
     M->inv_rs = R(1.0) / M->rs;
     M->beta = (real)sc->mps.surface_beta;
+    M->collision_distance = (real)(sc->mps.collision_distance * l0);
+    M->restitution = (real)sc->mps.collision_restitution;
     M->mixed_gamma = (real)sc->mps.mixed_gamma;
     M->relaxation = (real)sc->mps.relaxation;
     M->compressibility = (real)sc->mps.compressibility;

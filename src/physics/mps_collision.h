@@ -1,7 +1,8 @@
 /* mps_collision.h: the inter-particle collision model of MPS (gather form).
  *
- * Two particles closer than alpha l0 (alpha = 0.5) that approach each other exchange momentum along
- * their line of centres as in an inelastic collision with restitution e = 0.2 (Koshizuka, Shibata,
+ * Two particles closer than alpha l0 (mps.collision_distance, 0.5 by default) that approach each other
+ * exchange momentum along their line of centres as in an inelastic collision with restitution e
+ * (mps.collision_restitution, 0.2 by default; Koshizuka, Shibata,
  * Kondo & Matsunaga 2018, "Moving Particle Semi-implicit Method", Academic Press, ch. 2, the
  * collision step after the explicit update). With equal masses, particle i's velocity changes by
  *   du_i = -(1 + e)/2 ((u_i - u_j) . n_ij) n_ij,   n_ij = (x_j - x_i)/|x_j - x_i|,

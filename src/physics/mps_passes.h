@@ -284,8 +284,8 @@ HD static inline int mps_collision_pass_begin(const pass_ctx *c, const mps_parti
 HD static inline void mps_collision_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i,
                                              const mps_particle *b, int32_t j, mps_collision_pass_acc *s)
 {
-    real distance = R(0.5) * c->P.dp;
-    mps_collision_pair(c->P.dim, MC_MASK_ALL, distance * distance, R(0.2), a, i, b, j, s->du);
+    real distance = c->P.mps.collision_distance;
+    mps_collision_pair(c->P.dim, MC_MASK_ALL, distance * distance, c->P.mps.restitution, a, i, b, j, s->du);
 }
 
 MPS_PASS_ONE_SWEEP(collision)

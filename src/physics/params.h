@@ -18,6 +18,8 @@ typedef struct mps_params {
     real rs;              /* LSMPS scaling length */
     real inv_rs;          /* 1 / rs */
     real beta;            /* free surface where n < beta n0 */
+    real collision_distance; /* metres */
+    real restitution;     /* of the collisions */
     real mixed_gamma;
     real relaxation;      /* factor on the density source */
     real compressibility; /* 1/Pa */
