@@ -142,7 +142,7 @@ static void test_scene_defaults(void **state)
     assert_vec(sc.gravity, 0.0, -9.81, 0.0);
     assert_true(sc.rho0 == 1000.0);
     assert_int_equal(sc.verlet_steps, 40);
-    assert_true(sc.mps.collision_distance == 0.8 && sc.mps.collision_restitution == 0.2);
+    assert_true(sc.mps.collision_distance == 0.5 && sc.mps.collision_restitution == 0.2);
     scene_free(&sc);
 }
 

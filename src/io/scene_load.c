@@ -211,9 +211,9 @@ static const key_desc mps_keys[] = {
     {.name = "surface_beta", .type = KT_REAL, .offset = S(mps.surface_beta), .lo = 0.5, .hi = 1.0,
      .flags = KF_LO_OPEN, .def = {0.97}, .units = "", .doc = "free surface where n* < beta n0"},
     {.name = "collision_distance", .type = KT_REAL, .offset = S(mps.collision_distance), .lo = 0.0, .hi = 1.0,
-     .def = {0.8}, .units = "spacings",
-     .doc = "approaching pairs closer than this collide (0.5 in Koshizuka et al. 2018; 0.8 keeps the dam breaks "
-            "of tools/mps-stability-study stable); 0 turns collisions off"},
+     .def = {0.5}, .units = "spacings",
+     .doc = "approaching pairs closer than this collide (Koshizuka et al. 2018); 0.8 keeps the dam breaks of "
+            "tools/mps-stability-study stable; 0 turns collisions off"},
     {.name = "collision_restitution", .type = KT_REAL, .offset = S(mps.collision_restitution), .lo = 0.0,
      .hi = 1.0, .def = {0.2}, .units = "", .doc = "coefficient of restitution of those collisions"},
     {.name = "source", .type = KT_ENUM, .offset = S(mps.source), .names = mps_source_names,

@@ -1,7 +1,7 @@
 /* mps_collision.h: the inter-particle collision model of MPS (gather form).
  *
- * Two particles closer than alpha l0 (mps.collision_distance: 0.8 by default, where Koshizuka et al.
- * use 0.5, which lets the semi-implicit dam break blow up; docs/validation.md) that approach each other
+ * Two particles closer than alpha l0 (mps.collision_distance: 0.5 by default as in Koshizuka et al.;
+ * the semi-implicit dam break needs 0.8 to stay stable, docs/validation.md) that approach each other
  * exchange momentum along their line of centres as in an inelastic collision with restitution e
  * (mps.collision_restitution, 0.2 by default; Koshizuka, Shibata,
  * Kondo & Matsunaga 2018, "Moving Particle Semi-implicit Method", Academic Press, ch. 2, the
