@@ -95,6 +95,7 @@ struct wcsph_forces_pairs {
         typedef mps_##NAME##_pass_acc acc;                                                              \
         typedef int view;                                                                               \
         __device__ static view view_of(const pass_ctx &) { return 0; }                                  \
+        __device__ static real cutoff2(const pass_ctx &c) { return mps_reach2(&c.P); }                  \
         __device__ static source load(const pass_ctx &c, const view &, int32_t j)                       \
         {                                                                                               \
             return mps_##NAME##_pass_load(&c, j);                                                       \
@@ -105,6 +106,12 @@ struct wcsph_forces_pairs {
         }                                                                                               \
         __device__ static void add(const pass_ctx &c, const source &a, int32_t i, const source &b, int32_t j, \
                                    acc &s)                                                              \
+        {                                                                                               \
+            mps_##NAME##_pass_add(&c, &a, i, &b, j, &s);                                                \
+        }                                                                                               \
+        /* a candidate within cutoff2: the pair function tests its own domain all the same */           \
+        __device__ static void add_near(const pass_ctx &c, const source &a, int32_t i, const source &b,  \
+                                        int32_t j, acc &s)                                              \
         {                                                                                               \
             mps_##NAME##_pass_add(&c, &a, i, &b, j, &s);                                                \
         }                                                                                               \
@@ -347,7 +354,7 @@ int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *
     case GS_X_PENCIL:
         return n == geo->n && has_pair_form(pass_id) && geo->max_per_cell <= STAGED_MAX_THREADS;
     case GS_PAR_PART_COMPACT:
-        return pass_id == PASS_WCSPH_FORCES; /* the one pair form with a cut-off radius (cutoff2) */
+        return has_pair_form(pass_id);
     default:
         return 0;
     }
@@ -413,8 +420,16 @@ int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, con
             return gpu_fail_input(err, "pass %d has no pair form", pass_id);
         }
     }
-    if (strategy == GS_PAR_PART_COMPACT)
-        return launch_compact<wcsph_forces_pairs>(c, n, err); /* needs a cut-off: the WCSPH forces only */
+    if (strategy == GS_PAR_PART_COMPACT) {
+        switch (pass_id) {
+#define PAIR_FORM_CASE(id, traits) \
+    case id: return launch_compact<traits>(c, n, err);
+            PAIR_FORM_PASSES(PAIR_FORM_CASE)
+#undef PAIR_FORM_CASE
+        default:
+            return gpu_fail_input(err, "pass %d has no pair form", pass_id);
+        }
+    }
     switch (pass_id) {
     case PASS_WCSPH_FORCES: return launch_body<wcsph_forces_body>(strategy, c, n, geo, err);
     case PASS_WCSPH_PREDICT: return launch_body<wcsph_predict_body>(strategy, c, n, geo, err);

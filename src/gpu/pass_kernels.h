@@ -13,11 +13,11 @@
  *                same candidates as par-part. par-cell-sm is x-pencil with L = 1. L comes from the
  *                block size and the most particles in a cell, shrunk so
  *                that every SM gets several blocks.
- *   par-part-compact  par-part, but each thread first tests a chunk of 64 candidates for distance
+ *   par-part-compact  par-part, but each thread first tests a chunk of 32 candidates for distance
  *                alone into a bit mask, then runs the pair physics over the set bits (in par-part
  *                most lanes idle through the long pair body: a quarter of the candidates are
- *                neighbours). It needs a pass whose pair form has one cut-off radius: the WCSPH
- *                forces.
+ *                neighbours). Any pass with a pair form; the distance is its traits' cutoff2 (the
+ *                WCSPH support, or the farthest MPS pair: mps_reach2).
  * par-part and par-cell run any body. The staged strategies need the pass's pair form (load a
  * source, begin a target, add a pair, end a sweep, finish a target): the WCSPH forces
  * (sph_forces.h) and every MPS neighbour pass (mps_passes.h: accel, collision, density,

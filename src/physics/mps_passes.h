@@ -36,6 +36,13 @@ enum { PASS_MPS_ACCEL = 200, PASS_MPS_PREDICT, PASS_MPS_DENSITY, PASS_MPS_PPE_SE
        /* single operators on the scheme's fields, for `sluice bench --case operators` */
        PASS_MPS_OP_GRADIENT, PASS_MPS_OP_LAPLACIAN, PASS_MPS_OP_LSMPS_GRADIENT };
 
+/* Squared distance beyond which no MPS pair interacts: r_max, or the corner of the cube of half
+ * width r_max for the cubic domain. */
+HD static inline real mps_reach2(const sim_params *P)
+{
+    return P->mps.weight == MPS_WEIGHT_CUBIC ? (real)P->dim * P->r2_max : P->r2_max;
+}
+
 HD static inline mps_kernel mps_kernel_n(const sim_params *P)
 {
     mps_kernel k = {P->mps.weight, P->mps.re_n, P->mps.n0_n, P->mps.lambda0_n};

@@ -173,8 +173,6 @@ static void check_mps_case(int dim, int ndiv, enum layout lay, const mps_case *m
         sim_sync_host(&s);
         mps_state_save(&s, &oracle);
         for (int strategy = 0; strategy < GS_COUNT; ++strategy) {
-            if (strategy == GS_PAR_PART_COMPACT)
-                continue; /* the WCSPH forces only: it needs one cut-off radius (pass_kernels.h) */
             char each[320];
             snprintf(each, sizeof each, "%s, strategy %s", what, cuda_strategy_label(strategy));
             /* the staged strategies need cells of at most 256 particles: the clustered layout has more */
@@ -221,7 +219,7 @@ static void mps_strategies_match_oracle(void **state)
            "rounding)\n", worst, left_out);
     for (int p = 0; p < MPS_NPASSES; ++p)
         for (int k = 0; k < GS_COUNT; ++k)
-            if (k != GS_PAR_PART_COMPACT && ran[p][k] < 12) /* every uniform and mostly-empty layout of a semi-implicit case at least */
+            if (ran[p][k] < 12) /* every uniform and mostly-empty layout of a semi-implicit case at least */
                 fail_msg("pass %s ran with strategy %s on %d layouts only", mps_pair_passes[p].name,
                          cuda_strategy_label(k), ran[p][k]);
 }
