@@ -64,6 +64,7 @@ struct wcsph_forces_pairs {
     typedef sph_force_view view;
     __device__ static view view_of(const pass_ctx &c) { return wcsph_force_view(&c); }
     __device__ static real cutoff2(const pass_ctx &c) { return c.P.r2_max; }
+    __device__ static bool cube(const pass_ctx &) { return false; }
     __device__ static source load(const pass_ctx &c, const view &v, int32_t j) { return sph_load(&c.P, &v, j); }
     __device__ static bool begin(const pass_ctx &, const view &, int32_t, const source &, acc &s)
     {
@@ -95,7 +96,8 @@ struct wcsph_forces_pairs {
         typedef mps_##NAME##_pass_acc acc;                                                              \
         typedef int view;                                                                               \
         __device__ static view view_of(const pass_ctx &) { return 0; }                                  \
-        __device__ static real cutoff2(const pass_ctx &c) { return mps_reach2(&c.P); }                  \
+        __device__ static real cutoff2(const pass_ctx &c) { return c.P.r2_max; }                        \
+        __device__ static bool cube(const pass_ctx &c) { return mps_domain_is_cube(&c.P) != 0; }        \
         __device__ static source load(const pass_ctx &c, const view &, int32_t j)                       \
         {                                                                                               \
             return mps_##NAME##_pass_load(&c, j);                                                       \
@@ -217,8 +219,9 @@ __global__ void k_pencil(const __grid_constant__ pass_ctx c, const launch_geom g
  * often as its busiest lane has neighbours in the chunk. Pairs are added in par-part's order. */
 enum { COMPACT_THREADS = 128 };
 
-/* Bit k set for each neighbour chunk + k of target i at (xi, yi, zi), k < m <= 32: closer than
- * sqrt(cut2) and not i. */
+/* Bit k set for each neighbour chunk + k of target i at (xi, yi, zi), k < m <= 32: not i, and closer
+ * than sqrt(cut2) (CUBE: along every axis). */
+template <bool CUBE>
 __device__ static inline unsigned near_mask(const real *X, const real *Y, const real *Z, bool three, real xi,
                                             real yi, real zi, real cut2, int32_t i, int32_t chunk, int m)
 {
@@ -227,7 +230,8 @@ __device__ static inline unsigned near_mask(const real *X, const real *Y, const 
     for (int k = 0; k < m; ++k) {
         int32_t j = chunk + k;
         real dx = xi - X[j], dy = yi - Y[j], dz = three ? zi - Z[j] : R(0.0);
-        if (dx * dx + dy * dy + dz * dz < cut2 && j != i)
+        real d2 = CUBE ? fmax(dx * dx, fmax(dy * dy, dz * dz)) : dx * dx + dy * dy + dz * dz;
+        if (d2 < cut2 && j != i)
             near |= 1u << k;
     }
     return near;
@@ -246,6 +250,7 @@ __global__ void k_par_part_compact(const __grid_constant__ pass_ctx c, int32_t n
     const real *X = c.f[PF_X], *Y = c.f[PF_Y], *Z = c.f[PF_Z];
     const bool three = c.P.dim == 3;
     const real cut2 = T::cutoff2(c);
+    const bool cube = T::cube(c);
     const real xi = X[i], yi = Y[i], zi = three ? Z[i] : R(0.0);
     const int32_t cell = c.nb.cell[i];
     while (want) {
@@ -253,7 +258,9 @@ __global__ void k_par_part_compact(const __grid_constant__ pass_ctx c, int32_t n
             int32_t jb, je;
             nbr_run_range(&c.nb, cell, r, &jb, &je);
             for (int32_t chunk = jb; chunk < je; chunk += 32) {
-                unsigned near = near_mask(X, Y, Z, three, xi, yi, zi, cut2, i, chunk, min(32, je - chunk));
+                int m = min(32, je - chunk);
+                unsigned near = cube ? near_mask<true>(X, Y, Z, three, xi, yi, zi, cut2, i, chunk, m)
+                                     : near_mask<false>(X, Y, Z, three, xi, yi, zi, cut2, i, chunk, m);
                 while (near) {
                     int32_t j = chunk + __ffs((int)near) - 1;
                     near &= near - 1;

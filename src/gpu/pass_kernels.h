@@ -16,8 +16,8 @@
  *   par-part-compact  par-part, but each thread first tests a chunk of 32 candidates for distance
  *                alone into a bit mask, then runs the pair physics over the set bits (in par-part
  *                most lanes idle through the long pair body: a quarter of the candidates are
- *                neighbours). Any pass with a pair form; the distance is its traits' cutoff2 (the
- *                WCSPH support, or the farthest MPS pair: mps_reach2).
+ *                neighbours). Any pass with a pair form; the test is its traits' cutoff2 (a
+ *                sphere, or for the cubic MPS domain a cube: traits cube()).
  * par-part and par-cell run any body. The staged strategies need the pass's pair form (load a
  * source, begin a target, add a pair, end a sweep, finish a target): the WCSPH forces
  * (sph_forces.h) and every MPS neighbour pass (mps_passes.h: accel, collision, density,

@@ -36,11 +36,10 @@ enum { PASS_MPS_ACCEL = 200, PASS_MPS_PREDICT, PASS_MPS_DENSITY, PASS_MPS_PPE_SE
        /* single operators on the scheme's fields, for `sluice bench --case operators` */
        PASS_MPS_OP_GRADIENT, PASS_MPS_OP_LAPLACIAN, PASS_MPS_OP_LSMPS_GRADIENT };
 
-/* Squared distance beyond which no MPS pair interacts: r_max, or the corner of the cube of half
- * width r_max for the cubic domain. */
-HD static inline real mps_reach2(const sim_params *P)
+/* No MPS pair interacts beyond r_max: in distance, or along any axis for the cubic domain. */
+HD static inline int mps_domain_is_cube(const sim_params *P)
 {
-    return P->mps.weight == MPS_WEIGHT_CUBIC ? (real)P->dim * P->r2_max : P->r2_max;
+    return P->mps.weight == MPS_WEIGHT_CUBIC;
 }
 
 HD static inline mps_kernel mps_kernel_n(const sim_params *P)
