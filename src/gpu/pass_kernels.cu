@@ -412,31 +412,62 @@ static int launch_staged(int strategy, const pass_ctx *c, const launch_geom *geo
     return SL_OK;
 }
 
+template <class T>
+static int launch_all_pairs(const pass_ctx *c, int32_t n, sl_err *err)
+{
+    const unsigned threads = 128;
+    k_all_pairs<T><<<(unsigned)((n + threads - 1) / threads), threads, threads * sizeof(typename T::source)>>>(*c, n);
+    GPU_LAUNCHED("all-pairs oracle", err);
+    return SL_OK;
+}
+
+/* The launchers of the pair-form kernels, one signature: L::run<traits>(strategy, c, n, geo, err). */
+struct staged_launch {
+    template <class T>
+    static int run(int strategy, const pass_ctx *c, int32_t, const launch_geom *geo, sl_err *err)
+    {
+        return launch_staged<T>(strategy, c, geo, err);
+    }
+};
+struct compact_launch {
+    template <class T>
+    static int run(int, const pass_ctx *c, int32_t n, const launch_geom *, sl_err *err)
+    {
+        return launch_compact<T>(c, n, err);
+    }
+};
+struct all_pairs_launch {
+    template <class T>
+    static int run(int, const pass_ctx *c, int32_t n, const launch_geom *, sl_err *err)
+    {
+        return launch_all_pairs<T>(c, n, err);
+    }
+};
+
+/* Launches L with the pair-form traits of pass_id (PAIR_FORM_PASSES). */
+template <class L>
+static int with_pair_form(int pass_id, int strategy, const pass_ctx *c, int32_t n, const launch_geom *geo,
+                          sl_err *err)
+{
+    switch (pass_id) {
+#define PAIR_FORM_CASE(id, traits) \
+    case id: return L::template run<traits>(strategy, c, n, geo, err);
+        PAIR_FORM_PASSES(PAIR_FORM_CASE)
+#undef PAIR_FORM_CASE
+    default:
+        return gpu_fail_input(err, "pass %d has no pair form", pass_id);
+    }
+}
+
 int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, const launch_geom *geo,
                     sl_err *err)
 {
     if (!gpu_strategy_valid(pass_id, strategy, n, geo))
         return gpu_fail_input(err, "strategy %s cannot run pass %d", gpu_strategy_label(strategy), pass_id);
-    if (strategy == GS_PAR_CELL_SM || strategy == GS_X_PENCIL) {
-        switch (pass_id) {
-#define PAIR_FORM_CASE(id, traits) \
-    case id: return launch_staged<traits>(strategy, c, geo, err);
-            PAIR_FORM_PASSES(PAIR_FORM_CASE)
-#undef PAIR_FORM_CASE
-        default:
-            return gpu_fail_input(err, "pass %d has no pair form", pass_id);
-        }
-    }
-    if (strategy == GS_PAR_PART_COMPACT) {
-        switch (pass_id) {
-#define PAIR_FORM_CASE(id, traits) \
-    case id: return launch_compact<traits>(c, n, err);
-            PAIR_FORM_PASSES(PAIR_FORM_CASE)
-#undef PAIR_FORM_CASE
-        default:
-            return gpu_fail_input(err, "pass %d has no pair form", pass_id);
-        }
-    }
+    if (strategy == GS_PAR_CELL_SM || strategy == GS_X_PENCIL)
+        return with_pair_form<staged_launch>(pass_id, strategy, c, n, geo, err);
+    if (strategy == GS_PAR_PART_COMPACT)
+        return with_pair_form<compact_launch>(pass_id, strategy, c, n, geo, err);
     switch (pass_id) {
     case PASS_WCSPH_FORCES: return launch_body<wcsph_forces_body>(strategy, c, n, geo, err);
     case PASS_WCSPH_PREDICT: return launch_body<wcsph_predict_body>(strategy, c, n, geo, err);
@@ -461,25 +492,9 @@ int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, con
     }
 }
 
-template <class T>
-static int launch_all_pairs(const pass_ctx *c, int32_t n, sl_err *err)
-{
-    const unsigned threads = 128;
-    k_all_pairs<T><<<(unsigned)((n + threads - 1) / threads), threads, threads * sizeof(typename T::source)>>>(*c, n);
-    GPU_LAUNCHED("all-pairs oracle", err);
-    return SL_OK;
-}
-
 int gpu_pass_all_pairs(int pass_id, const pass_ctx *c, int32_t n, sl_err *err)
 {
     if (n <= 0)
         return SL_OK;
-    switch (pass_id) {
-#define PAIR_FORM_CASE(id, traits) \
-    case id: return launch_all_pairs<traits>(c, n, err);
-        PAIR_FORM_PASSES(PAIR_FORM_CASE)
-#undef PAIR_FORM_CASE
-    default:
-        return gpu_fail_input(err, "pass %d has no pair form: no all-pairs oracle", pass_id);
-    }
+    return with_pair_form<all_pairs_launch>(pass_id, 0, c, n, NULL, err);
 }
