@@ -45,7 +45,7 @@ __global__ void k_par_cell(const __grid_constant__ pass_ctx c, const launch_geom
 
 /* ---- staged strategies: passes in pair form -------------------------------------------------- */
 
-/* A pass in pair form, as the staged kernels and the all-pairs oracle drive it:
+/* A pass in pair form, as the staged kernels, par-part-compact and the all-pairs oracle drive it:
  *   source                 what a candidate is staged as in shared memory
  *   acc                    a target's state over its sweeps
  *   load(c, v, j)          particle j as a source
@@ -53,6 +53,9 @@ __global__ void k_par_cell(const __grid_constant__ pass_ctx c, const launch_geom
  *   add(c, a, i, b, j, s)  what candidate j adds to target i
  *   next(c, v, i, a, s)    the end of a sweep: true when target i needs another one
  *   finish(c, v, i, a, s)  writes target i's outputs
+ *   cutoff2(c), cube(c)    no pair interacts at a squared distance (cube: along any axis) of
+ *                          cutoff2 or more; par-part-compact's test
+ *   add_near(...)          add() for a candidate that passed that test and is not i
  * The block sweeps until none of its targets wants another sweep (__syncthreads_or), so the
  * multi-sweep MPS operators (stabilised gradient, LSMPS with its MPS fallback) stage their
  * candidates again for each sweep. */
