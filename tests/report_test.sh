@@ -32,6 +32,16 @@ done
 rms=$(sed -n 's/^surge front: RMS |Z - Z_exp| = \([0-9.]*\) .*/\1/p' "$work/log")
 [ -n "$rms" ] && awk -v r="$rms" 'BEGIN { exit !(r < 0.15) }' ||
     { echo "FAIL front RMS '$rms' (expected < 0.15)"; fails=$((fails + 1)); }
+# probes without a snapshot: 2D is assumed and said; --dimension 3 plots the front in metres
+mkdir "$work/only"
+cp "$work/out/probes.csv" "$work/only/"
+/usr/bin/python3 "$src/tools/sluice-report" "$work/only" >"$work/log" 2>&1 ||
+    { echo "FAIL sluice-report on probes.csv alone:"; cat "$work/log"; fails=$((fails + 1)); }
+grep -q "taking the run as 2D" "$work/log" || { echo "FAIL no note that 2D was assumed"; fails=$((fails + 1)); }
+/usr/bin/python3 "$src/tools/sluice-report" "$work/only" --dimension 3 >"$work/log" 2>&1 ||
+    { echo "FAIL sluice-report --dimension 3:"; cat "$work/log"; fails=$((fails + 1)); }
+grep -q "surge front: RMS" "$work/log" && { echo "FAIL a 3D run compared with Martin & Moyce"; fails=$((fails + 1)); }
+[ -s "$work/only/front.png" ] || { echo "FAIL no front.png with --dimension 3"; fails=$((fails + 1)); }
 # no probes: a clear refusal
 mkdir "$work/empty"
 /usr/bin/python3 "$src/tools/sluice-report" "$work/empty" >"$work/log" 2>&1 &&
