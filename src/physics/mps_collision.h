@@ -9,11 +9,11 @@
  *   du_i = -(1 + e)/2 ((u_i - u_j) . n_ij) n_ij,   n_ij = (x_j - x_i)/|x_j - x_i|,
  * for each approaching pair ((u_j - u_i) . n_ij < 0); a wall neighbour has u_j = 0. The
  * sum over pairs is the gather form of the pairwise exchange, so momentum is conserved between fluid
- * particles. It keeps particles from clustering while the pressure has not yet built up. */
+ * particles. It keeps particles from clustering while the pressure has not yet built up. The pass
+ * (mps_passes.h, collision) sums the pair over a particle's candidates. */
 #ifndef SLUICE_MPS_COLLISION_H
 #define SLUICE_MPS_COLLISION_H
 
-#include "../nbr_grid.h"
 #include "mps_operators.h"
 
 /* What neighbour j (u in u[0..2]) adds to particle i's velocity change c when the two are closer
@@ -37,21 +37,6 @@ HD static inline void mps_collision_pair(int dim, unsigned mask, real d2max, rea
     c[0] += s * nx;
     c[1] += s * ny;
     c[2] += s * nz;
-}
-
-HD static inline void mps_collision(const mps_view *v, const nbr_view *nb, real distance, real restitution,
-                                    const real *ux, const real *uy, const real *uz, int32_t i, real du[3])
-{
-    real d2max = distance * distance;
-    unsigned mask = v->cls ? v->mask : ~0u;
-    const real *z = v->dim == 3 ? uz : 0;
-    mps_particle a = mps_load(v, ux, uy, z, i);
-    real c[3] = {R(0.0), R(0.0), R(0.0)};
-    MPS_SWEEP(nb, i, mps_load(v, ux, uy, z, j),
-              mps_collision_pair(v->dim, mask, d2max, restitution, &a, i, &mps_b_, j, c));
-    du[0] = c[0];
-    du[1] = c[1];
-    du[2] = v->dim == 3 ? c[2] : R(0.0);
 }
 
 #endif
