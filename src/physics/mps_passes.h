@@ -122,6 +122,30 @@ HD static inline mps_scope mps_pass_scope(const pass_ctx *c, mps_kernel k, unsig
         return 0;                                                                                   \
     }
 
+/* begin, add and next of pass NAME as those of operator OP (OP_begin/add/next, the protocol of
+ * MPS_GATHER), with the operator built by mps_NAME_op(c) and its state in the acc's member g. */
+#define MPS_PASS_OF_OPERATOR(NAME, OP)                                                              \
+    HD static inline int mps_##NAME##_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i,  \
+                                                 mps_##NAME##_pass_acc *s)                          \
+    {                                                                                               \
+        OP##_op op = mps_##NAME##_op(c);                                                            \
+        (void)i;                                                                                    \
+        return OP##_begin(&op, a, &s->g);                                                           \
+    }                                                                                               \
+    HD static inline void mps_##NAME##_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i,   \
+                                                const mps_particle *b, int32_t j, mps_##NAME##_pass_acc *s) \
+    {                                                                                               \
+        OP##_op op = mps_##NAME##_op(c);                                                            \
+        OP##_add(&op, a, i, b, j, &s->g);                                                           \
+    }                                                                                               \
+    HD static inline int mps_##NAME##_pass_next(const pass_ctx *c, const mps_particle *a, int32_t i,   \
+                                                mps_##NAME##_pass_acc *s)                           \
+    {                                                                                               \
+        OP##_op op = mps_##NAME##_op(c);                                                            \
+        (void)i;                                                                                    \
+        return OP##_next(&op, a, &s->g);                                                            \
+    }
+
 #define MPS_EVERY_CLASS (~0u) /* the number density: walls and dummies count, whatever their class */
 
 /* ---- accel: n at the start of the step; a = nu lap u + g for fluid particles (walls and dummies,
@@ -668,28 +692,7 @@ HD static inline mps_particle mps_op_gradient_pass_load(const pass_ctx *c, int32
     return mps_pass_particle(c, j, 1, c->f[PF_P], 0, 0);
 }
 
-HD static inline int mps_op_gradient_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i,
-                                                mps_op_gradient_pass_acc *s)
-{
-    mps_gradient_op op = mps_op_gradient_op(c);
-    (void)i;
-    return mps_gradient_begin(&op, a, &s->g);
-}
-
-HD static inline void mps_op_gradient_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i,
-                                               const mps_particle *b, int32_t j, mps_op_gradient_pass_acc *s)
-{
-    mps_gradient_op op = mps_op_gradient_op(c);
-    mps_gradient_add(&op, a, i, b, j, &s->g);
-}
-
-HD static inline int mps_op_gradient_pass_next(const pass_ctx *c, const mps_particle *a, int32_t i,
-                                               mps_op_gradient_pass_acc *s)
-{
-    mps_gradient_op op = mps_op_gradient_op(c);
-    (void)i;
-    return mps_gradient_next(&op, a, &s->g);
-}
+MPS_PASS_OF_OPERATOR(op_gradient, mps_gradient)
 
 HD static inline void mps_op_gradient_pass_finish(const pass_ctx *c, const mps_particle *a, int32_t i,
                                                   const mps_op_gradient_pass_acc *s)
@@ -756,29 +759,7 @@ HD static inline mps_particle mps_op_lsmps_gradient_pass_load(const pass_ctx *c,
     return mps_pass_particle(c, j, 1, c->f[PF_P], 0, 0);
 }
 
-HD static inline int mps_op_lsmps_gradient_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i,
-                                                      mps_op_lsmps_gradient_pass_acc *s)
-{
-    lsmps_gradient_op op = mps_op_lsmps_gradient_op(c);
-    (void)i;
-    return lsmps_gradient_begin(&op, a, &s->g);
-}
-
-HD static inline void mps_op_lsmps_gradient_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i,
-                                                     const mps_particle *b, int32_t j,
-                                                     mps_op_lsmps_gradient_pass_acc *s)
-{
-    lsmps_gradient_op op = mps_op_lsmps_gradient_op(c);
-    lsmps_gradient_add(&op, a, i, b, j, &s->g);
-}
-
-HD static inline int mps_op_lsmps_gradient_pass_next(const pass_ctx *c, const mps_particle *a, int32_t i,
-                                                     mps_op_lsmps_gradient_pass_acc *s)
-{
-    lsmps_gradient_op op = mps_op_lsmps_gradient_op(c);
-    (void)i;
-    return lsmps_gradient_next(&op, a, &s->g);
-}
+MPS_PASS_OF_OPERATOR(op_lsmps_gradient, lsmps_gradient)
 
 HD static inline void mps_op_lsmps_gradient_pass_finish(const pass_ctx *c, const mps_particle *a, int32_t i,
                                                         const mps_op_lsmps_gradient_pass_acc *s)
