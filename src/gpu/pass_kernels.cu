@@ -114,11 +114,11 @@ struct wcsph_forces_pairs {
         {                                                                                               \
             mps_##NAME##_pass_add(&c, &a, i, &b, j, &s);                                                \
         }                                                                                               \
-        /* a candidate within cutoff2: the pair function tests its own domain all the same */           \
+        /* add(): the pair function tests its own domain all the same */                                \
         __device__ static void add_near(const pass_ctx &c, const source &a, int32_t i, const source &b,  \
                                         int32_t j, acc &s)                                              \
         {                                                                                               \
-            mps_##NAME##_pass_add(&c, &a, i, &b, j, &s);                                                \
+            add(c, a, i, b, j, s);                                                                      \
         }                                                                                               \
         __device__ static bool next(const pass_ctx &c, const view &, int32_t i, const source &a, acc &s)  \
         {                                                                                               \
