@@ -24,7 +24,7 @@
 static const char usage_bench[] =
     "usage: sluice bench [--backend cpu|cuda|auto] [--scene FILE | --case dambreak3d|box|operators]\n"
     "                    [--particles 1e6,4e6,16e6] [--method wcsph|mps|emps] [--steps N]\n"
-    "                    [--strategy auto|par-part|par-cell|par-cell-sm|x-pencil|par-part-compact] [--sort counting|radix]\n"
+    "                    [--strategy auto|par-part|par-cell|par-cell-sm|x-pencil|par-part-compact|par-part-sym] [--sort counting|radix]\n"
     "                    [--threads N]\n"
     "\n"
     "Times whole steps after a warm-up (the warm-up also lets the CUDA backend choose its\n"

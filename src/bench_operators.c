@@ -401,8 +401,9 @@ static int bench_lattice(const op_options *o, const backend *be, int domain, int
             for (int k = 0; k < GS_COUNT; ++k) {
                 int id = op_pass(op)->id;
                 if (!cuda_strategy_valid(&s, id, k)) {
-                    printf("%-15s %-9s %4d  %-11s (not valid: cells of more than 256 particles)\n", op_name[op],
-                           dom_name[domain], ndiv, cuda_strategy_label(k));
+                    printf("%-15s %-9s %4d  %-11s (not valid: %s)\n", op_name[op], dom_name[domain], ndiv,
+                           cuda_strategy_label(k),
+                           k == GS_PAR_PART_SYM ? "no symmetric pair form" : "cells of more than 256 particles");
                     continue;
                 }
                 double ms;

@@ -47,7 +47,7 @@ static const char usage_main[] =
 static const char usage_run[] =
     "usage: sluice run SCENE.cfg [--out DIR] [--until T] [--steps N] [--backend cpu|cuda|auto]\n"
     "                  [--threads N] [--quiet] [--restart CHECKPOINT] [--sort counting|radix]\n"
-    "                  [--strategy auto|par-part|par-cell|par-cell-sm|x-pencil|par-part-compact]\n"
+    "                  [--strategy auto|par-part|par-cell|par-cell-sm|x-pencil|par-part-compact|par-part-sym]\n"
     "                  [--view] [--frames DIR [--frame-every DT]] [--field F] [--size WxH] [--max-frames N]\n"
     "\n"
     "Runs the scene and writes snapshots (one HDF5 file per output time) and snapshots.xmf,\n"

@@ -31,7 +31,8 @@ enum integrator_kind { INTEGRATOR_SYMPLECTIC, INTEGRATOR_VERLET };
 enum gpu_sort_kind_name { GPU_SORT_NAME_COUNTING, GPU_SORT_NAME_RADIX };
 /* GPU interaction strategy for every neighbour pass; auto times them on the live layout. */
 enum gpu_strategy_name { GPU_STRATEGY_AUTO, GPU_STRATEGY_PAR_PART, GPU_STRATEGY_PAR_CELL,
-                         GPU_STRATEGY_PAR_CELL_SM, GPU_STRATEGY_X_PENCIL, GPU_STRATEGY_PAR_PART_COMPACT };
+                         GPU_STRATEGY_PAR_CELL_SM, GPU_STRATEGY_X_PENCIL, GPU_STRATEGY_PAR_PART_COMPACT,
+                         GPU_STRATEGY_PAR_PART_SYM };
 enum gpu_scan_name { GPU_SCAN_NAME_AUTO, GPU_SCAN_NAME_BLOCKED, GPU_SCAN_NAME_CUB };
 enum viscosity_kind { VISCOSITY_ARTIFICIAL, VISCOSITY_LAMINAR };
 /* Density diffusion: Molteni & Colagrossi (2009), or Fourtakas et al. (2019), which subtracts the

@@ -99,7 +99,8 @@ static_assert((int)GS_PAR_PART == GPU_STRATEGY_PAR_PART - 1 && (int)GS_PAR_CELL 
                   (int)GS_PAR_CELL_SM == GPU_STRATEGY_PAR_CELL_SM - 1 &&
                   (int)GS_X_PENCIL == GPU_STRATEGY_X_PENCIL - 1 &&
                   (int)GS_PAR_PART_COMPACT == GPU_STRATEGY_PAR_PART_COMPACT - 1 &&
-                  (int)GS_COUNT == GPU_STRATEGY_PAR_PART_COMPACT,
+                  (int)GS_PAR_PART_SYM == GPU_STRATEGY_PAR_PART_SYM - 1 &&
+                  (int)GS_COUNT == GPU_STRATEGY_PAR_PART_SYM,
               "enum gpu_strategy must follow enum gpu_strategy_name");
 
 const char *gpu_strategy_label(int strategy)
@@ -250,6 +251,7 @@ static launch_geom geometry(const sim *s)
     g.n = (int32_t)s->g.n_inside;
     g.max_per_cell = st->max_per_cell;
     g.sm_count = st->sm_count;
+    g.reproducible = st->sort == GPU_SORT_RADIX;
     return g;
 }
 
@@ -427,12 +429,13 @@ typedef struct pass_trial {
     const launch_geom *g;
     int pass_id, strategy;
     int32_t n;
+    gpu_scratch *work;
 } pass_trial;
 
 static int launch_pass_trial(void *arg, sl_err *err)
 {
     pass_trial *t = (pass_trial *)arg;
-    return gpu_launch_pass(t->pass_id, t->strategy, t->c, t->n, t->g, err);
+    return gpu_launch_pass(t->pass_id, t->strategy, t->c, t->n, t->g, t->work, err);
 }
 
 /* Times every valid strategy on the live state (the pass is repeatable) and keeps the fastest. */
@@ -448,7 +451,7 @@ static int measure(sim *s, const pass *ps, size_t n, pass_choice *ch, sl_err *er
     for (int k = 0; k < GS_COUNT; ++k) {
         if (!gpu_strategy_valid(ps->id, k, (int32_t)n, &g))
             continue;
-        pass_trial trial = {&c, &g, ps->id, k, (int32_t)n};
+        pass_trial trial = {&c, &g, ps->id, k, (int32_t)n, &st->scratch};
         float t;
         int rc = time_best_of(st, 3, launch_pass_trial, &trial, &t, err);
         if (rc)
@@ -492,7 +495,7 @@ static int run_pass_checked(sim *s, const pass *ps, size_t n, sl_err *err)
     }
     pass_ctx c = device_ctx(s);
     timer_start(s);
-    int rc = gpu_launch_pass(ps->id, strategy, &c, (int32_t)n, &g, err);
+    int rc = gpu_launch_pass(ps->id, strategy, &c, (int32_t)n, &g, &st->scratch, err);
     timer_stop(s, ps->name, gpu_strategy_label(strategy));
     st->host_current = 0;
     return rc;
@@ -616,7 +619,7 @@ extern "C" int cuda_run_pass_strategy(sim *s, int pass_id, int strategy, sl_err 
     pass_ctx c = device_ctx(s);
     launch_geom g = geometry(s);
     state_of(s)->host_current = 0;
-    int rc = gpu_launch_pass(pass_id, strategy, &c, g.n, &g, err);
+    int rc = gpu_launch_pass(pass_id, strategy, &c, g.n, &g, &state_of(s)->scratch, err);
     if (rc == SL_OK)
         GPU_TRY(cudaDeviceSynchronize(), err);
     return rc;
@@ -636,7 +639,7 @@ extern "C" int cuda_time_pass(sim *s, int pass_id, int strategy, int warmup, int
     st->host_current = 0;
     int rc;
     for (int k = 0; k < warmup; ++k)
-        if ((rc = gpu_launch_pass(pass_id, strategy, &c, g.n, &g, err)))
+        if ((rc = gpu_launch_pass(pass_id, strategy, &c, g.n, &g, &state_of(s)->scratch, err)))
             return rc;
     float times[64];
     if (reps < 1)
@@ -645,7 +648,7 @@ extern "C" int cuda_time_pass(sim *s, int pass_id, int strategy, int warmup, int
         reps = 64;
     for (int k = 0; k < reps; ++k) {
         GPU_TRY(cudaEventRecord(st->ev_start), err);
-        if ((rc = gpu_launch_pass(pass_id, strategy, &c, g.n, &g, err)))
+        if ((rc = gpu_launch_pass(pass_id, strategy, &c, g.n, &g, &state_of(s)->scratch, err)))
             return rc;
         GPU_TRY(cudaEventRecord(st->ev_stop), err);
         GPU_TRY(cudaEventSynchronize(st->ev_stop), err);

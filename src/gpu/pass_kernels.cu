@@ -60,6 +60,34 @@ __global__ void k_par_cell(const __grid_constant__ pass_ctx c, const launch_geom
  * multi-sweep MPS operators (stabilised gradient, LSMPS with its MPS fallback) stage their
  * candidates again for each sweep. */
 
+/* par-part-sym's per-particle sums: four reals, aligned so that one vector atomic adds them. */
+struct __align__(4 * sizeof(real)) sym_sum {
+    real x, y, z, w;
+};
+
+__device__ static inline void atomic_add_sum(sym_sum *p, real x, real y, real z, real w)
+{
+#if !REAL_IS_DOUBLE && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    atomicAdd((float4 *)p, make_float4(x, y, z, w)); /* one 16-byte atomic (sm_90) instead of four */
+#else
+    atomicAdd(&p->x, x);
+    atomicAdd(&p->y, y);
+    atomicAdd(&p->z, z);
+    atomicAdd(&p->w, w);
+#endif
+}
+
+/* max for v >= 0: non-negative IEEE values order as their bit patterns do. Exact, so the result
+ * does not depend on the order of the atomics. */
+__device__ static inline void atomic_max_nonnegative(real *p, real v)
+{
+#if REAL_IS_DOUBLE
+    atomicMax((unsigned long long *)p, (unsigned long long)__double_as_longlong(v));
+#else
+    atomicMax((unsigned *)p, __float_as_uint(v));
+#endif
+}
+
 /* The WCSPH forces in pair form (sph_forces.h): one sweep. */
 struct wcsph_forces_pairs {
     typedef sph_particle source;
@@ -88,7 +116,37 @@ struct wcsph_forces_pairs {
     __device__ static void add_near(const pass_ctx &c, const source &a, int32_t, const source &b, int32_t, acc &s)
     {
         real dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z;
-        sph_force_pair(&c.P, &a, &b, dx, dy, dz, dx * dx + dy * dy + dz * dz, &s);
+        sph_force_pair(&c.P, &a, &b, dx, dy, dz, dx * dx + dy * dy + dz * dz, &s, (sph_force_acc *)0);
+    }
+
+    /* The symmetric form (par-part-sym): a neighbour pair's shares for both particles at once, */
+    __device__ static void add_both(const pass_ctx &c, const source &a, const source &b, acc &sa, acc &sb)
+    {
+        real dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z;
+        sph_force_pair(&c.P, &a, &b, dx, dy, dz, dx * dx + dy * dy + dz * dz, &sa, &sb);
+    }
+    /* a share added to particle j's sums: the four sums into sum[j], the largest viscous term into
+     * the dt_limit field, which holds it until finish_both() turns it into the time step, */
+    __device__ static void scatter(const view &v, sym_sum *sum, int32_t j, const acc &s)
+    {
+        atomic_add_sum(&sum[j], s.ax, s.ay, s.az, s.drho);
+        if (s.visc_max > R(0.0))
+            atomic_max_nonnegative(&v.dt_limit[j], s.visc_max);
+    }
+    /* and particle i's outputs once every share has arrived. */
+    __device__ static void finish_both(const pass_ctx &c, const view &v, int32_t i, const sym_sum *sum)
+    {
+        sym_sum q = sum[i];
+        acc s = {q.x, q.y, q.z, q.w, v.dt_limit[i]};
+        source a = load(c, v, i);
+        finish(c, v, i, a, s);
+    }
+    /* Clears what scatter() adds to (host side, before the pass). */
+    static int clear_both(const pass_ctx *c, int32_t n, sym_sum *sum)
+    {
+        if (cudaMemsetAsync(sum, 0, (size_t)n * sizeof *sum) != cudaSuccess)
+            return 0;
+        return cudaMemsetAsync(PASS_FIELD(c, WS_DT_LIMIT), 0, (size_t)n * sizeof(real)) == cudaSuccess;
     }
 };
 
@@ -276,6 +334,55 @@ __global__ void k_par_part_compact(const __grid_constant__ pass_ctx c, int32_t n
     T::finish(c, v, i, a, s);
 }
 
+/* par-part-sym: par-part-compact over half of the pairs. Thread i takes only candidates j > i (in
+ * cell order the runs below its own row and the lower part of its own run drop out whole, so a
+ * warp's lanes skip the same runs), evaluates each pair once for both particles (the pass's
+ * symmetric form: add_both) and adds j's share to j's sums with atomics; i's own share goes in
+ * the same way at the end, and a second kernel writes the outputs. Half the pair work of a
+ * gather, for 16 bytes per particle of scratch; float atomics add in whatever order the threads
+ * arrive, so the last bits of a sum vary from run to run: not valid when bit-identical runs are
+ * asked for (the radix sort). */
+template <class T>
+__global__ void k_par_part_sym(const __grid_constant__ pass_ctx c, int32_t n, sym_sum *sum)
+{
+    int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i >= n)
+        return;
+    typename T::view v = T::view_of(c);
+    typename T::source a = T::load(c, v, i);
+    typename T::acc s = {};
+    const real *X = c.f[PF_X], *Y = c.f[PF_Y], *Z = c.f[PF_Z];
+    const bool three = c.P.dim == 3;
+    const real cut2 = T::cutoff2(c);
+    const real xi = X[i], yi = Y[i], zi = three ? Z[i] : R(0.0);
+    const int32_t cell = c.nb.cell[i];
+    for (int r = 0; r < c.nb.nruns; ++r) {
+        int32_t jb, je;
+        nbr_run_range(&c.nb, cell, r, &jb, &je);
+        jb = max(jb, i + 1);
+        for (int32_t chunk = jb; chunk < je; chunk += 32) {
+            int m = min(32, je - chunk);
+            unsigned near = near_mask<false>(X, Y, Z, three, xi, yi, zi, cut2, i, chunk, m);
+            while (near) {
+                int32_t j = chunk + __ffs((int)near) - 1;
+                near &= near - 1;
+                typename T::acc sj = {};
+                T::add_both(c, a, T::load(c, v, j), s, sj);
+                T::scatter(v, sum, j, sj);
+            }
+        }
+    }
+    T::scatter(v, sum, i, s);
+}
+
+template <class T>
+__global__ void k_sym_finish(const __grid_constant__ pass_ctx c, int32_t n, const sym_sum *sum)
+{
+    int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i < n)
+        T::finish_both(c, T::view_of(c), i, sum);
+}
+
 /* All pairs, tiled: the oracle of the tests. */
 template <class T>
 __global__ void k_all_pairs(const __grid_constant__ pass_ctx c, int32_t n)
@@ -341,6 +448,21 @@ static int pencil_length(const launch_geom *g)
     return L;
 }
 
+/* Every pass with a symmetric form (add_both, scatter, finish_both, clear_both): X(pass id, traits). */
+#define SYM_FORM_PASSES(X) X(PASS_WCSPH_FORCES, wcsph_forces_pairs)
+
+static int has_sym_form(int pass_id)
+{
+    switch (pass_id) {
+#define SYM_FORM_CASE(id, traits) case id:
+        SYM_FORM_PASSES(SYM_FORM_CASE)
+#undef SYM_FORM_CASE
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static int has_pair_form(int pass_id)
 {
     switch (pass_id) {
@@ -365,6 +487,8 @@ int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *
         return n == geo->n && has_pair_form(pass_id) && geo->max_per_cell <= STAGED_MAX_THREADS;
     case GS_PAR_PART_COMPACT:
         return has_pair_form(pass_id);
+    case GS_PAR_PART_SYM:
+        return n == geo->n && has_sym_form(pass_id) && !geo->reproducible;
     default:
         return 0;
     }
@@ -395,6 +519,25 @@ static int launch_compact(const pass_ctx *c, int32_t n, sl_err *err)
         return SL_OK;
     k_par_part_compact<T><<<(unsigned)((n + COMPACT_THREADS - 1) / COMPACT_THREADS), COMPACT_THREADS>>>(*c, n);
     GPU_LAUNCHED("par-part-compact", err);
+    return SL_OK;
+}
+
+template <class T>
+static int launch_sym(const pass_ctx *c, int32_t n, gpu_scratch *work, sl_err *err)
+{
+    if (n <= 0)
+        return SL_OK;
+    int rc = gpu_scratch_reserve(work, (size_t)n * sizeof(sym_sum), err);
+    if (rc)
+        return rc;
+    sym_sum *sum = (sym_sum *)work->ptr;
+    if (!T::clear_both(c, n, sum))
+        return gpu_fail_input(err, "par-part-sym: clearing the sums failed: %s", cudaGetErrorString(cudaGetLastError()));
+    unsigned blocks = (unsigned)((n + COMPACT_THREADS - 1) / COMPACT_THREADS);
+    k_par_part_sym<T><<<blocks, COMPACT_THREADS>>>(*c, n, sum);
+    GPU_LAUNCHED("par-part-sym", err);
+    k_sym_finish<T><<<blocks, COMPACT_THREADS>>>(*c, n, sum);
+    GPU_LAUNCHED("par-part-sym finish", err);
     return SL_OK;
 }
 
@@ -463,10 +606,18 @@ static int with_pair_form(int pass_id, int strategy, const pass_ctx *c, int32_t 
 }
 
 int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, const launch_geom *geo,
-                    sl_err *err)
+                    gpu_scratch *work, sl_err *err)
 {
     if (!gpu_strategy_valid(pass_id, strategy, n, geo))
         return gpu_fail_input(err, "strategy %s cannot run pass %d", gpu_strategy_label(strategy), pass_id);
+    if (strategy == GS_PAR_PART_SYM) {
+        switch (pass_id) {
+#define SYM_FORM_LAUNCH(id, traits) \
+    case id: return launch_sym<traits>(c, n, work, err);
+            SYM_FORM_PASSES(SYM_FORM_LAUNCH)
+#undef SYM_FORM_LAUNCH
+        }
+    }
     if (strategy == GS_PAR_CELL_SM || strategy == GS_X_PENCIL)
         return with_pair_form<staged_launch>(pass_id, strategy, c, n, geo, err);
     if (strategy == GS_PAR_PART_COMPACT)

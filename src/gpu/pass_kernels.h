@@ -18,6 +18,11 @@
  *                most lanes idle through the long pair body: a quarter of the candidates are
  *                neighbours). Any pass with a pair form; the test is its traits' cutoff2 (a
  *                sphere, or for the cubic MPS domain a cube: traits cube()).
+ *   par-part-sym  par-part-compact over half of the pairs: thread i takes the candidates j > i,
+ *                evaluates each pair once for both particles and adds j's share to j's sums by
+ *                atomics (16 bytes per particle of scratch); passes with a symmetric form only
+ *                (the WCSPH forces), and not when runs must be bit-identical (the order of the
+ *                float atomics varies).
  * par-part and par-cell run any body. The staged strategies need the pass's pair form (load a
  * source, begin a target, add a pair, end a sweep, finish a target): the WCSPH forces
  * (sph_forces.h) and every MPS neighbour pass (mps_passes.h: accel, collision, density,
@@ -29,6 +34,7 @@
 
 #include "../pass.h"
 #include "../status.h"
+#include "gpu_scratch.h"
 
 #include <stdint.h>
 
@@ -38,6 +44,7 @@ enum gpu_strategy {
     GS_PAR_CELL_SM,
     GS_X_PENCIL,
     GS_PAR_PART_COMPACT,
+    GS_PAR_PART_SYM,
     GS_COUNT
 };
 
@@ -49,6 +56,7 @@ typedef struct launch_geom {
     int32_t n;         /* particles inside the domain (all in cells) */
     int max_per_cell;  /* most particles in one cell */
     int sm_count;      /* streaming multiprocessors */
+    int reproducible;  /* bit-identical runs asked for (radix sort): no strategy whose sums vary */
 } launch_geom;
 
 /* A strategy's name as scene files and the command line spell it (defined in backend_cuda.cu,
@@ -56,12 +64,14 @@ typedef struct launch_geom {
 const char *gpu_strategy_label(int strategy);
 
 /* Whether `strategy` can run pass `pass_id` over n particles (the staged strategies need the
- * pair form and cells of at most 256 particles; the cell strategies need n = geo->n). */
+ * pair form and cells of at most 256 particles; the cell strategies and par-part-sym need
+ * n = geo->n). */
 int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *geo);
 
-/* Queues pass `pass_id` with `strategy` over particles [0, n). */
+/* Queues pass `pass_id` with `strategy` over particles [0, n); `work` is scratch the pass may grow
+ * and use until the next call (par-part-sym's sums). */
 int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, const launch_geom *geo,
-                    sl_err *err);
+                    gpu_scratch *work, sl_err *err);
 
 /* The test oracle: pass `pass_id` (one with a pair form) computed by an all-pairs tiled kernel
  * (targets in registers, every particle [0, n) as a candidate, staged through shared memory tile

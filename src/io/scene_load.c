@@ -114,7 +114,7 @@ static const char *const diffusion_names[] = {"fourtakas", "molteni", NULL};
 static const char *const geom_names[] = {"fluid", "tank", "obstacle", NULL};
 static const char *const gpu_sort_names[] = {"counting", "radix", NULL};
 static const char *const gpu_strategy_names[] = {"auto", "par-part", "par-cell", "par-cell-sm", "x-pencil",
-                                                    "par-part-compact", NULL};
+                                                    "par-part-compact", "par-part-sym", NULL};
 static const char *const gpu_scan_names[] = {"auto", "blocked", "cub", NULL};
 static const char *const mps_operator_names[] = {"mps", "lsmps", NULL};
 static const char *const mps_weight_names[] = {"ko", "quadratic", NULL}; /* enum mps_weight_name order */

@@ -65,9 +65,14 @@ HD static inline sph_particle sph_load(const sim_params *P, const sph_force_view
     return a;
 }
 
-/* Pair contribution of j to i; r2 = |x_i - x_j|^2 with 0 < r2 < r2_max. */
+/* Pair (i, j) = (a, b), r2 = |x_i - x_j|^2 with 0 <= r2 < r2_max: adds what j contributes to i to
+ * acc_a and, unless acc_b is NULL (the gather form), what i contributes to j to acc_b, so a pair
+ * can be evaluated once for both. The sums are symmetric: v_ji . grad_j W_ji = v_ij . grad_i W_ij
+ * (continuity), grad_j W_ji = -grad_i W_ij with a pressure and viscous factor symmetric in i and j
+ * (momentum), and the diffusion term changes sign with rho_j - rho_i (equal masses throughout). */
 HD static inline void sph_force_pair(const sim_params *P, const sph_particle *a, const sph_particle *b,
-                                     real dx, real dy, real dz, real r2, sph_force_acc *acc)
+                                     real dx, real dy, real dz, real r2, sph_force_acc *acc_a,
+                                     sph_force_acc *acc_b)
 {
     real r = real_sqrt(r2);
     real f = sph_grad_factor(P->kernel, P->kernel_norm, r, P->inv_h); /* grad_i W = f (dx, dy, dz) */
@@ -77,32 +82,53 @@ HD static inline void sph_force_pair(const sim_params *P, const sph_particle *a,
     real inv_r2eta = R(1.0) / (r2 + P->eta2);
     real inv_rho_b = b->inv_rho;
 
-    acc->drho += m * vdotr * f;
+    real continuity = m * vdotr * f;
+    acc_a->drho += continuity;
     real mu = P->h * vdotr * inv_r2eta;
     real amu = real_fabs(mu);
-    if (amu > acc->visc_max)
-        acc->visc_max = amu;
+    if (amu > acc_a->visc_max)
+        acc_a->visc_max = amu;
+    if (acc_b) {
+        acc_b->drho += continuity;
+        if (amu > acc_b->visc_max)
+            acc_b->visc_max = amu;
+    }
     if (a->fluid && b->fluid && P->delta > R(0.0)) {
         real drho_ji = b->rho - a->rho;
         if (P->diffusion == DIFFUSION_FOURTAKAS) /* x_j - x_i = -(dx, dy, dz) */
             drho_ji += P->hydro_drho[0] * dx + P->hydro_drho[1] * dy + P->hydro_drho[2] * dz;
         /* r_ji . grad_i W = -f r^2 */
-        acc->drho += R(2.0) * P->delta * P->h * P->c0 * drho_ji * (-f * r2) * inv_r2eta * m * inv_rho_b;
+        real diffusion = R(2.0) * P->delta * P->h * P->c0 * drho_ji * (-f * r2) * inv_r2eta * m;
+        acc_a->drho += diffusion * inv_rho_b;
+        if (acc_b) /* for j the density difference is rho_i - rho_j */
+            acc_b->drho -= diffusion * a->inv_rho;
     }
-    if (!a->fluid)
+    int accelerate_b = acc_b && b->fluid;
+    if (!a->fluid && !accelerate_b)
         return;
     real s = -m * (a->p + b->p) * a->inv_rho * inv_rho_b;
+    real gx, gy, gz; /* the force on i per unit mass; j gets minus it */
     if (P->viscosity == VISCOSITY_ARTIFICIAL) {
         if (vdotr < R(0.0))
             s += R(2.0) * m * P->alpha * P->c0 * mu / (a->rho + b->rho); /* -m Pi_ij, rhobar = (rho_i + rho_j)/2 */
-        acc->ax += s * f * dx;
-        acc->ay += s * f * dy;
-        acc->az += s * f * dz;
+        gx = s * f * dx;
+        gy = s * f * dy;
+        gz = s * f * dz;
     } else {
         real lam = m * R(4.0) * P->nu * f * r2 * inv_r2eta / (a->rho + b->rho);
-        acc->ax += s * f * dx + lam * dvx;
-        acc->ay += s * f * dy + lam * dvy;
-        acc->az += s * f * dz + lam * dvz;
+        gx = s * f * dx + lam * dvx;
+        gy = s * f * dy + lam * dvy;
+        gz = s * f * dz + lam * dvz;
+    }
+    if (a->fluid) {
+        acc_a->ax += gx;
+        acc_a->ay += gy;
+        acc_a->az += gz;
+    }
+    if (accelerate_b) {
+        acc_b->ax -= gx;
+        acc_b->ay -= gy;
+        acc_b->az -= gz;
     }
 }
 
@@ -142,7 +168,7 @@ HD static inline void sph_force_candidate(const sim_params *P, const sph_particl
     real dx = a->x - b->x, dy = a->y - b->y, dz = a->z - b->z;
     real r2 = dx * dx + dy * dy + dz * dz;
     if (r2 < P->r2_max && j != i)
-        sph_force_pair(P, a, b, dx, dy, dz, r2, acc);
+        sph_force_pair(P, a, b, dx, dy, dz, r2, acc, (sph_force_acc *)0);
 }
 
 /* The whole interaction of particle i (gather: writes only particle i). */
@@ -158,7 +184,7 @@ HD static inline void sph_force_particle(const sim_params *P, const nbr_view *nb
         if (r2 >= P->r2_max || j == i)
             continue;
         sph_particle b = sph_load(P, v, j);
-        sph_force_pair(P, &a, &b, dx, dy, dz, r2, &acc);
+        sph_force_pair(P, &a, &b, dx, dy, dz, r2, &acc, (sph_force_acc *)0);
     });
     sph_force_finish(P, v, i, &a, &acc);
 }
