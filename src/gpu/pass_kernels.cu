@@ -77,17 +77,6 @@ __device__ static inline void atomic_add_sum(sym_sum *p, real x, real y, real z,
 #endif
 }
 
-/* max for v >= 0: non-negative IEEE values order as their bit patterns do. Exact, so the result
- * does not depend on the order of the atomics. */
-__device__ static inline void atomic_max_nonnegative(real *p, real v)
-{
-#if REAL_IS_DOUBLE
-    atomicMax((unsigned long long *)p, (unsigned long long)__double_as_longlong(v));
-#else
-    atomicMax((unsigned *)p, __float_as_uint(v));
-#endif
-}
-
 /* The WCSPH forces in pair form (sph_forces.h): one sweep. */
 struct wcsph_forces_pairs {
     typedef sph_particle source;
@@ -119,34 +108,49 @@ struct wcsph_forces_pairs {
         sph_force_pair(&c.P, &a, &b, dx, dy, dz, dx * dx + dy * dy + dz * dz, &s, (sph_force_acc *)0);
     }
 
-    /* The symmetric form (par-part-sym): a neighbour pair's shares for both particles at once, */
-    __device__ static void add_both(const pass_ctx &c, const source &a, const source &b, acc &sa, acc &sb)
+    /* The symmetric form (par-part-sym). A thread's state: target i's own sums, and the smallest
+     * acoustic time step its pairs set for their other particles (sph_dt_acoustic), which stands
+     * for those particles' largest viscous terms without a per-particle atomic maximum. */
+    struct both_acc {
+        acc own;
+        real dt_others;
+    };
+    __device__ static both_acc begin_both()
+    {
+        both_acc t = {{0, 0, 0, 0, 0}, R(1e30)};
+        return t;
+    }
+    /* neighbour pair (i, j): both shares at once, j's added to sum[j] */
+    __device__ static void add_both(const pass_ctx &c, const source &a, const source &b, int32_t j, sym_sum *sum,
+                                    both_acc &t)
     {
         real dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z;
-        sph_force_pair(&c.P, &a, &b, dx, dy, dz, dx * dx + dy * dy + dz * dz, &sa, &sb);
+        acc sj = {0, 0, 0, 0, 0};
+        sph_force_pair(&c.P, &a, &b, dx, dy, dz, dx * dx + dy * dy + dz * dz, &t.own, &sj);
+        atomic_add_sum(&sum[j], sj.ax, sj.ay, sj.az, sj.drho);
+        t.dt_others = fmin(t.dt_others, sph_dt_acoustic(&c.P, b.rho, sj.visc_max));
     }
-    /* a share added to particle j's sums: the four sums into sum[j], the largest viscous term into
-     * the dt_limit field, which holds it until finish_both() turns it into the time step, */
-    __device__ static void scatter(const view &v, sym_sum *sum, int32_t j, const acc &s)
+    /* i's own share into sum[i]; dt_limit[i] holds the pairs' smallest step until finish_both */
+    __device__ static void end_both(const pass_ctx &c, const view &v, int32_t i, const source &a, sym_sum *sum,
+                                    const both_acc &t)
     {
-        atomic_add_sum(&sum[j], s.ax, s.ay, s.az, s.drho);
-        if (s.visc_max > R(0.0))
-            atomic_max_nonnegative(&v.dt_limit[j], s.visc_max);
+        atomic_add_sum(&sum[i], t.own.ax, t.own.ay, t.own.az, t.own.drho);
+        v.dt_limit[i] = fmin(t.dt_others, sph_dt_acoustic(&c.P, a.rho, t.own.visc_max));
     }
-    /* and particle i's outputs once every share has arrived. */
+    /* particle i's outputs once every share has arrived: finish() without a viscous term, then the
+     * smaller of that and the pairs' step */
     __device__ static void finish_both(const pass_ctx &c, const view &v, int32_t i, const sym_sum *sum)
     {
         sym_sum q = sum[i];
-        acc s = {q.x, q.y, q.z, q.w, v.dt_limit[i]};
-        source a = load(c, v, i);
-        finish(c, v, i, a, s);
+        acc s = {q.x, q.y, q.z, q.w, 0};
+        real pairs = v.dt_limit[i];
+        finish(c, v, i, load(c, v, i), s);
+        v.dt_limit[i] = fmin(v.dt_limit[i], pairs);
     }
-    /* Clears what scatter() adds to (host side, before the pass). */
-    static int clear_both(const pass_ctx *c, int32_t n, sym_sum *sum)
+    /* Clears the sums (host side, before the pass). */
+    static bool clear_both(const pass_ctx *, int32_t n, sym_sum *sum)
     {
-        if (cudaMemsetAsync(sum, 0, (size_t)n * sizeof *sum) != cudaSuccess)
-            return 0;
-        return cudaMemsetAsync(PASS_FIELD(c, WS_DT_LIMIT), 0, (size_t)n * sizeof(real)) == cudaSuccess;
+        return cudaMemsetAsync(sum, 0, (size_t)n * sizeof *sum) == cudaSuccess;
     }
 };
 
@@ -350,7 +354,7 @@ __global__ void k_par_part_sym(const __grid_constant__ pass_ctx c, int32_t n, sy
         return;
     typename T::view v = T::view_of(c);
     typename T::source a = T::load(c, v, i);
-    typename T::acc s = {};
+    typename T::both_acc t = T::begin_both();
     const real *X = c.f[PF_X], *Y = c.f[PF_Y], *Z = c.f[PF_Z];
     const bool three = c.P.dim == 3;
     const real cut2 = T::cutoff2(c);
@@ -366,13 +370,11 @@ __global__ void k_par_part_sym(const __grid_constant__ pass_ctx c, int32_t n, sy
             while (near) {
                 int32_t j = chunk + __ffs((int)near) - 1;
                 near &= near - 1;
-                typename T::acc sj = {};
-                T::add_both(c, a, T::load(c, v, j), s, sj);
-                T::scatter(v, sum, j, sj);
+                T::add_both(c, a, T::load(c, v, j), j, sum, t);
             }
         }
     }
-    T::scatter(v, sum, i, s);
+    T::end_both(c, v, i, a, sum, t);
 }
 
 template <class T>
@@ -448,7 +450,8 @@ static int pencil_length(const launch_geom *g)
     return L;
 }
 
-/* Every pass with a symmetric form (add_both, scatter, finish_both, clear_both): X(pass id, traits). */
+/* Every pass with a symmetric form (both_acc, begin_both, add_both, end_both, finish_both, clear_both):
+ * X(pass id, traits). */
 #define SYM_FORM_PASSES(X) X(PASS_WCSPH_FORCES, wcsph_forces_pairs)
 
 static int has_sym_form(int pass_id)
