@@ -38,10 +38,9 @@ typedef struct cuda_sim {
     size_t cap;              /* particles the arrays hold */
     int nfields;             /* real fields on the device */
     real *f[PF_MAX];
-    real *spare;             /* gather target, swapped with the field just gathered */
     int32_t *id;
     uint8_t *type, *tag;
-    int32_t *cell, *cell_sorted, *order;
+    int32_t *cell, *order;   /* cell of each particle, and the sort's permutation */
     int32_t *cell_start;     /* ncells + 2 */
     int32_t *counters;       /* [0] particles inside, [1] most particles in a cell */
     gpu_scratch scratch;
@@ -79,15 +78,12 @@ static void free_arrays(cuda_sim *st)
         cudaFree(st->f[k]);
         st->f[k] = NULL;
     }
-    cudaFree(st->spare);
     cudaFree(st->id);
     cudaFree(st->type);
     cudaFree(st->tag);
     cudaFree(st->cell);
-    cudaFree(st->cell_sorted);
     cudaFree(st->order);
-    st->spare = NULL;
-    st->id = st->cell = st->cell_sorted = st->order = NULL;
+    st->id = st->cell = st->order = NULL;
     st->type = st->tag = NULL;
     st->cap = 0;
     st->nfields = 0;
@@ -115,12 +111,10 @@ static int alloc_arrays(cuda_sim *st, size_t n, int nfields, sl_err *err)
     size_t m = n ? n : 1;
     for (int k = 0; k < nfields; ++k)
         GPU_TRY(cudaMalloc(&st->f[k], m * sizeof(real)), err);
-    GPU_TRY(cudaMalloc(&st->spare, m * sizeof(real)), err);
     GPU_TRY(cudaMalloc(&st->id, m * sizeof(int32_t)), err);
     GPU_TRY(cudaMalloc(&st->type, m), err);
     GPU_TRY(cudaMalloc(&st->tag, m), err);
     GPU_TRY(cudaMalloc(&st->cell, m * sizeof(int32_t)), err);
-    GPU_TRY(cudaMalloc(&st->cell_sorted, m * sizeof(int32_t)), err);
     GPU_TRY(cudaMalloc(&st->order, m * sizeof(int32_t)), err);
     st->cap = n;
     st->nfields = nfields;
@@ -370,30 +364,50 @@ static int cuda_build_cells(sim *s, sl_err *err)
         GPU_LAUNCHED("cell_of", err);
     }
     if ((rc = gpu_sort_keys(st->cell, n, (size_t)s->g.ncells + 1, st->sort, st->scan, st->order,
-                            st->cell_sorted, st->cell_start, &st->scratch, err)))
+                            NULL, st->cell_start, &st->scratch, err)))
         return rc;
     timer_stop(s, "build.sort", st->sort == GPU_SORT_RADIX ? "radix" : st->scan == GPU_SCAN_CUB ? "counting+cub" : "counting+blocked");
     timer_start(s);
+    /* Each field is gathered into a free array, which becomes the field; its old array is the next
+     * free one. The first free array is the scratch (the sort is done with it), so no spare
+     * field-sized array is kept: at the end the field that landed in the scratch moves to the last
+     * freed array, one copy. */
+    if ((rc = gpu_scratch_reserve(&st->scratch, n * (sizeof(real) > sizeof(int32_t) ? sizeof(real) : sizeof(int32_t)),
+                                  err)))
+        return rc;
+    void *tmp = st->scratch.ptr;
+    real *freed = NULL;
+    int in_scratch = -1;
     for (int k = 0; k < st->nfields; ++k) {
-        if ((rc = gpu_gather_real(st->f[k], st->spare, st->order, n, err)))
+        real *dst = freed ? freed : (real *)tmp;
+        if ((rc = gpu_gather_real(st->f[k], dst, st->order, n, err)))
             return rc;
-        real *t = st->f[k];
-        st->f[k] = st->spare;
-        st->spare = t;
+        if (!freed)
+            in_scratch = k;
+        freed = st->f[k];
+        st->f[k] = dst;
     }
-    /* the other arrays through the spare buffer (it holds at least 4 bytes per particle) */
-    if ((rc = gpu_gather_i32(st->id, (int32_t *)st->spare, st->order, n, err)))
+    if (in_scratch >= 0) {
+        GPU_TRY(cudaMemcpyAsync(freed, tmp, n * sizeof(real), cudaMemcpyDeviceToDevice), err);
+        st->f[in_scratch] = freed;
+    }
+    /* the other arrays through the scratch */
+    if ((rc = gpu_gather_i32(st->id, (int32_t *)tmp, st->order, n, err)))
         return rc;
-    GPU_TRY(cudaMemcpyAsync(st->id, st->spare, n * sizeof(int32_t), cudaMemcpyDeviceToDevice), err);
-    if ((rc = gpu_gather_u8(st->type, (uint8_t *)st->spare, st->order, n, err)))
+    GPU_TRY(cudaMemcpyAsync(st->id, tmp, n * sizeof(int32_t), cudaMemcpyDeviceToDevice), err);
+    if ((rc = gpu_gather_u8(st->type, (uint8_t *)tmp, st->order, n, err)))
         return rc;
-    GPU_TRY(cudaMemcpyAsync(st->type, st->spare, n, cudaMemcpyDeviceToDevice), err);
-    if ((rc = gpu_gather_u8(st->tag, (uint8_t *)st->spare, st->order, n, err)))
+    GPU_TRY(cudaMemcpyAsync(st->type, tmp, n, cudaMemcpyDeviceToDevice), err);
+    if ((rc = gpu_gather_u8(st->tag, (uint8_t *)tmp, st->order, n, err)))
         return rc;
-    GPU_TRY(cudaMemcpyAsync(st->tag, st->spare, n, cudaMemcpyDeviceToDevice), err);
-    int32_t *t = st->cell;
-    st->cell = st->cell_sorted;
-    st->cell_sorted = t;
+    GPU_TRY(cudaMemcpyAsync(st->tag, tmp, n, cudaMemcpyDeviceToDevice), err);
+    /* the cells of the sorted particles from their sorted positions: the same function of the same
+     * values as the keys, so no second cell array is kept for the sort's sorted keys */
+    if (n > 0) {
+        k_cell_of<<<(unsigned)((n + 255) / 256), 256>>>(s->g, st->f[PF_X], st->f[PF_Y], st->f[PF_Z], st->cell,
+                                                       (int32_t)n);
+        GPU_LAUNCHED("cell_of", err);
+    }
     timer_stop(s, "build.reorder", NULL);
 
     GPU_TRY(cudaMemsetAsync(st->counters, 0, 2 * sizeof(int32_t)), err);
@@ -593,7 +607,7 @@ extern "C" size_t cuda_device_bytes(const sim *s)
     const cuda_sim *st = state_of(s);
     if (!st)
         return 0;
-    size_t per = (size_t)st->nfields * sizeof(real) + sizeof(real) + sizeof(int32_t) + 2 + 3 * sizeof(int32_t);
+    size_t per = (size_t)st->nfields * sizeof(real) + sizeof(int32_t) + 2 + 2 * sizeof(int32_t);
     return st->cap * per + ((size_t)s->g.ncells + 2) * sizeof(int32_t) + st->scratch.bytes;
 }
 

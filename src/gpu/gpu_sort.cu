@@ -51,7 +51,8 @@ __global__ void scatter_keys(const int32_t *__restrict__ key, size_t n, int32_t 
         if (valid) {
             const int32_t slot = first + __popc(peers & lanes_below);
             order[slot] = (int32_t)i;
-            key_sorted[slot] = k;
+            if (key_sorted)
+                key_sorted[slot] = k;
         }
     }
 }
@@ -129,11 +130,12 @@ int radix_sort(const int32_t *key, size_t n, size_t nkeys, int32_t *order, int32
     /* Keys are non-negative, so as uint32 they have the same bits and order; sorting them as
      * unsigned keeps CUB from flipping a sign bit outside [0, bits). */
     const uint32_t *kin = (const uint32_t *)key;
-    uint32_t *kout = (uint32_t *)key_sorted;
+    uint32_t *kout = (uint32_t *)key_sorted; /* NULL: in the scratch, set below */
     const int items = (int)n;
 
-    /* scratch: iota[n] | CUB temporary storage, shared by the sort and the max-scan (they run
-     * one after the other on the same stream) */
+    /* scratch: iota[n] | sorted keys[n] when the caller does not want them | CUB temporary
+     * storage, shared by the sort and the max-scan (they run one after the other on the same
+     * stream) */
     size_t sort_bytes = 0, scan_bytes = 0;
     if (bits > 0)
         GPU_TRY(cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, kin, kout, (const int32_t *)NULL,
@@ -142,10 +144,14 @@ int radix_sort(const int32_t *key, size_t n, size_t nkeys, int32_t *order, int32
     GPU_TRY(cub::DeviceScan::InclusiveScan(NULL, scan_bytes, start + 1, start + 1, max_op(), (int)nkeys),
             err);
     const size_t iota_bytes = gpu_align(n * sizeof(int32_t));
+    const size_t keys_bytes = key_sorted ? 0 : iota_bytes;
     size_t cub_bytes = sort_bytes > scan_bytes ? sort_bytes : scan_bytes;
-    SL_TRY(gpu_scratch_reserve(s, iota_bytes + cub_bytes, err));
+    SL_TRY(gpu_scratch_reserve(s, iota_bytes + keys_bytes + cub_bytes, err));
     int32_t *index = (int32_t *)s->ptr;
-    void *cub_tmp = (char *)s->ptr + iota_bytes;
+    if (!key_sorted)
+        key_sorted = (int32_t *)((char *)s->ptr + iota_bytes);
+    kout = (uint32_t *)key_sorted;
+    void *cub_tmp = (char *)s->ptr + iota_bytes + keys_bytes;
 
     if (bits == 0) {
         /* one key: nothing to sort (and CUB is not asked for a zero-bit sort) */

@@ -37,11 +37,14 @@ typedef enum gpu_sort_kind {
  *               start[c]      = first slot whose key is >= c, for c <= nkeys (nkeys + 1
  *                               entries), so key c occupies [start[c], start[c+1]), empty keys
  *                               included; start[nkeys] = n.
+ * key_sorted may be NULL when the caller has no use for it (the counting sort then does not
+ * write it; the radix sort, which needs it, keeps it in the scratch).
  * order, key_sorted and start must not overlap key or each other.
  * Limits: n <= INT32_MAX, 1 <= nkeys <= INT32_MAX - 1 (SL_ERR_INPUT otherwise); n == 0 gives
  * start[] all 0. `scan` picks the prefix sum of the counting sort (ignored by the radix sort).
  * Work is queued on the default stream; the call returns without waiting. s provides the
- * temporary storage: about (nkeys + scan) words for counting, ~3 n words for radix. */
+ * temporary storage: about (nkeys + scan) words for counting, ~3 n words for radix (~4 n
+ * without key_sorted). */
 int gpu_sort_keys(const int32_t *key, size_t n, size_t nkeys, gpu_sort_kind kind,
                   gpu_scan_kind scan, int32_t *order, int32_t *key_sorted, int32_t *start,
                   gpu_scratch *s, sl_err *err);
