@@ -134,6 +134,8 @@ int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err)
     g->n_inside = (size_t)start[nc];
 
     for (int k = 0; k < p->nfields; ++k) {
+        if (p->transient[k])
+            continue;
         REORDER(p->f[k], g->field_tmp, real);
         real *t = p->f[k];
         p->f[k] = g->field_tmp;

@@ -30,7 +30,7 @@ int particles_alloc(particles *p, size_t n, sl_err *err)
     return SL_OK;
 }
 
-int particles_add_field(particles *p, const char *name)
+int particles_add_field(particles *p, const char *name, int transient)
 {
     int k = particles_field_index(p, name);
     if (k >= 0)
@@ -42,6 +42,7 @@ int particles_add_field(particles *p, const char *name)
     if (!p->f[k])
         return -1;
     p->fname[k] = name;
+    p->transient[k] = transient != 0;
     p->nfields++;
     return k;
 }

@@ -16,7 +16,9 @@ enum particle_type {
 };
 
 /* Fields every scheme has. Schemes add their own (rates, integrator history) with
- * particles_add_field(); those follow PF_CORE and are reordered and checkpointed the same way. */
+ * particles_add_field(); those follow PF_CORE and are reordered and checkpointed the same way,
+ * except transient ones: rates that every step computes again after the cells are rebuilt, which
+ * the rebuild therefore leaves as they are (unordered, and on the GPU overwritten). */
 enum {
     PF_X, PF_Y, PF_Z,
     PF_VX, PF_VY, PF_VZ,
@@ -31,6 +33,7 @@ typedef struct particles {
     int nfields;              /* real fields in use, >= PF_CORE */
     real *f[PF_MAX];          /* f[k][i]: field k of particle i */
     const char *fname[PF_MAX];
+    uint8_t transient[PF_MAX]; /* 1: not reordered by a cell rebuild (see above) */
     int32_t *id;              /* permanent index 0..n-1, travels with the particle */
     uint8_t *type;            /* enum particle_type */
     uint8_t *tag;             /* the scheme's class of the particle (MPS: fluid, surface, wall, dummy);
@@ -40,8 +43,9 @@ typedef struct particles {
 /* Allocates the core fields for n particles, zeroed; id = 0..n-1. */
 int particles_alloc(particles *p, size_t n, sl_err *err);
 
-/* Adds a zeroed real field and returns its index (>= PF_CORE), or -1 when out of memory or slots. */
-int particles_add_field(particles *p, const char *name);
+/* Adds a zeroed real field and returns its index (>= PF_CORE), or -1 when out of memory or slots.
+ * transient: the scheme computes it again after every cell rebuild before reading it. */
+int particles_add_field(particles *p, const char *name, int transient);
 
 /* Index of a field by name, or -1. */
 int particles_field_index(const particles *p, const char *name);

@@ -67,9 +67,16 @@ static void check_case(int dim, int ndiv, enum layout lay, size_t n, uint64_t se
     nbr_grid g;
     assert_int_equal(nbr_grid_init(&g, dim, ndiv, rmax, lo, hi, (int64_t)1 << 26, NULL), SL_OK);
     assert_int_equal(g.view.nruns, dim == 2 ? 2 * ndiv + 1 : (2 * ndiv + 1) * (2 * ndiv + 1));
+    /* A transient field (a rate the scheme recomputes after each rebuild) stays as it was. */
+    int tf = particles_add_field(&p, "rate", 1);
+    assert_true(tf >= PF_CORE);
+    for (size_t i = 0; i < n; ++i)
+        p.f[tf][i] = (real)(n - i);
     /* Build twice: the second build starts from a sorted state, as in a run. */
     assert_int_equal(nbr_grid_build(&g, &p, NULL), SL_OK);
     assert_int_equal(nbr_grid_build(&g, &p, NULL), SL_OK);
+    for (size_t i = 0; i < n; ++i)
+        assert_true(p.f[tf][i] == (real)(n - i));
 
     /* The sort is a permutation that carries every field along, and cells are non-decreasing. */
     char *seen = calloc(n, 1);

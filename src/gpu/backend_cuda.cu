@@ -40,7 +40,11 @@ typedef struct cuda_sim {
     real *f[PF_MAX];
     int32_t *id;
     uint8_t *type, *tag;
-    int32_t *cell, *order;   /* cell of each particle, and the sort's permutation */
+    int32_t *cell;           /* cell of each particle */
+    int32_t *order;          /* the sort's permutation: its own array, or NULL when it borrows the
+                              * array of the transient field order_field (dead from the sort to the
+                              * pass that writes it, as the reorder skips it) */
+    int order_field;
     int32_t *cell_start;     /* ncells + 2 */
     int32_t *counters;       /* [0] particles inside, [1] most particles in a cell */
     gpu_scratch scratch;
@@ -105,17 +109,23 @@ const char *gpu_strategy_label(int strategy)
                                                 : "?";
 }
 
-static int alloc_arrays(cuda_sim *st, size_t n, int nfields, sl_err *err)
+static int alloc_arrays(cuda_sim *st, const particles *p, sl_err *err)
 {
     free_arrays(st);
-    size_t m = n ? n : 1;
-    for (int k = 0; k < nfields; ++k)
+    size_t n = p->n, m = n ? n : 1;
+    int nfields = p->nfields;
+    st->order_field = -1;
+    for (int k = 0; k < nfields; ++k) {
         GPU_TRY(cudaMalloc(&st->f[k], m * sizeof(real)), err);
+        if (p->transient[k] && st->order_field < 0)
+            st->order_field = k;
+    }
     GPU_TRY(cudaMalloc(&st->id, m * sizeof(int32_t)), err);
     GPU_TRY(cudaMalloc(&st->type, m), err);
     GPU_TRY(cudaMalloc(&st->tag, m), err);
     GPU_TRY(cudaMalloc(&st->cell, m * sizeof(int32_t)), err);
-    GPU_TRY(cudaMalloc(&st->order, m * sizeof(int32_t)), err);
+    if (st->order_field < 0)
+        GPU_TRY(cudaMalloc(&st->order, m * sizeof(int32_t)), err);
     st->cap = n;
     st->nfields = nfields;
     return SL_OK;
@@ -158,7 +168,7 @@ static int cuda_to_device(sim *s, sl_err *err)
     cuda_sim *st = state_of(s);
     const particles *p = &s->p;
     if (p->n > st->cap || p->nfields != st->nfields)
-        if ((rc = alloc_arrays(st, p->n, p->nfields, err)))
+        if ((rc = alloc_arrays(st, p, err)))
             return rc;
     for (int k = 0; k < p->nfields; ++k)
         GPU_TRY(cudaMemcpy(st->f[k], p->f[k], p->n * sizeof(real), cudaMemcpyHostToDevice), err);
@@ -357,48 +367,58 @@ static int cuda_build_cells(sim *s, sl_err *err)
     if ((rc = choose_scan(s, err)))
         return rc;
     size_t n = s->p.n;
+    int32_t *order = st->order_field >= 0 ? (int32_t *)st->f[st->order_field] : st->order;
     timer_start(s);
     if (n > 0) {
         k_cell_of<<<(unsigned)((n + 255) / 256), 256>>>(s->g, st->f[PF_X], st->f[PF_Y], st->f[PF_Z], st->cell,
                                                        (int32_t)n);
         GPU_LAUNCHED("cell_of", err);
     }
-    if ((rc = gpu_sort_keys(st->cell, n, (size_t)s->g.ncells + 1, st->sort, st->scan, st->order,
+    if ((rc = gpu_sort_keys(st->cell, n, (size_t)s->g.ncells + 1, st->sort, st->scan, order,
                             NULL, st->cell_start, &st->scratch, err)))
         return rc;
     timer_stop(s, "build.sort", st->sort == GPU_SORT_RADIX ? "radix" : st->scan == GPU_SCAN_CUB ? "counting+cub" : "counting+blocked");
     timer_start(s);
     /* Each field is gathered into a free array, which becomes the field; its old array is the next
-     * free one. The first free array is the scratch (the sort is done with it), so no spare
-     * field-sized array is kept: at the end the field that landed in the scratch moves to the last
-     * freed array, one copy. */
+     * free one. The first free array is a transient field's (its contents are dead until the pass
+     * that writes it; the field then takes the last freed array), else the scratch (the sort is
+     * done with it), and at the end the field that landed there moves to the last freed array,
+     * one copy. So no spare field-sized array is kept. */
     if ((rc = gpu_scratch_reserve(&st->scratch, n * (sizeof(real) > sizeof(int32_t) ? sizeof(real) : sizeof(int32_t)),
                                   err)))
         return rc;
     void *tmp = st->scratch.ptr;
-    real *freed = NULL;
+    int free_field = -1;
+    for (int k = 0; k < st->nfields && free_field < 0; ++k)
+        if (s->p.transient[k] && k != st->order_field)
+            free_field = k;
+    real *freed = free_field >= 0 ? st->f[free_field] : NULL;
     int in_scratch = -1;
     for (int k = 0; k < st->nfields; ++k) {
+        if (s->p.transient[k])
+            continue;
         real *dst = freed ? freed : (real *)tmp;
-        if ((rc = gpu_gather_real(st->f[k], dst, st->order, n, err)))
+        if ((rc = gpu_gather_real(st->f[k], dst, order, n, err)))
             return rc;
         if (!freed)
             in_scratch = k;
         freed = st->f[k];
         st->f[k] = dst;
     }
-    if (in_scratch >= 0) {
+    if (free_field >= 0) {
+        st->f[free_field] = freed;
+    } else if (in_scratch >= 0) {
         GPU_TRY(cudaMemcpyAsync(freed, tmp, n * sizeof(real), cudaMemcpyDeviceToDevice), err);
         st->f[in_scratch] = freed;
     }
     /* the other arrays through the scratch */
-    if ((rc = gpu_gather_i32(st->id, (int32_t *)tmp, st->order, n, err)))
+    if ((rc = gpu_gather_i32(st->id, (int32_t *)tmp, order, n, err)))
         return rc;
     GPU_TRY(cudaMemcpyAsync(st->id, tmp, n * sizeof(int32_t), cudaMemcpyDeviceToDevice), err);
-    if ((rc = gpu_gather_u8(st->type, (uint8_t *)tmp, st->order, n, err)))
+    if ((rc = gpu_gather_u8(st->type, (uint8_t *)tmp, order, n, err)))
         return rc;
     GPU_TRY(cudaMemcpyAsync(st->type, tmp, n, cudaMemcpyDeviceToDevice), err);
-    if ((rc = gpu_gather_u8(st->tag, (uint8_t *)tmp, st->order, n, err)))
+    if ((rc = gpu_gather_u8(st->tag, (uint8_t *)tmp, order, n, err)))
         return rc;
     GPU_TRY(cudaMemcpyAsync(st->tag, tmp, n, cudaMemcpyDeviceToDevice), err);
     /* the cells of the sorted particles from their sorted positions: the same function of the same
@@ -610,7 +630,8 @@ extern "C" size_t cuda_device_bytes(const sim *s)
     const cuda_sim *st = state_of(s);
     if (!st)
         return 0;
-    size_t per = (size_t)st->nfields * sizeof(real) + sizeof(int32_t) + 2 + 2 * sizeof(int32_t);
+    size_t per = (size_t)st->nfields * sizeof(real) + sizeof(int32_t) + 2 + sizeof(int32_t) +
+                 (st->order ? sizeof(int32_t) : 0);
     return st->cap * per + ((size_t)s->g.ncells + 2) * sizeof(int32_t) + st->scratch.bytes;
 }
 

@@ -83,7 +83,7 @@ static int add_fields(particles *p, int *slot, int semi_implicit)
                                                 "cg_d", "cg_q"};
     int count = semi_implicit ? MS_COUNT : MS_COUNT_EXPLICIT;
     for (int k = 0; k < count; ++k)
-        if ((slot[k] = particles_add_field(p, names[k])) < 0)
+        if ((slot[k] = particles_add_field(p, names[k], 0)) < 0)
             return -1;
     return 0;
 }

@@ -66,7 +66,9 @@ static int wcsph_init(sim *s, sl_err *err)
             slot[k] = -1;
             continue;
         }
-        if ((slot[k] = particles_add_field(p, names[k])) < 0)
+        /* the rates: every force pass follows a cell rebuild and writes them all */
+        int rate = k <= WS_DT_LIMIT;
+        if ((slot[k] = particles_add_field(p, names[k], rate)) < 0)
             return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the WCSPH particle fields");
     }
 
