@@ -68,9 +68,7 @@ struct __align__(4 * sizeof(real)) sym_sum {
 __device__ static inline void atomic_add_sum(sym_sum *p, real x, real y, real z, real w)
 {
 #if !REAL_IS_DOUBLE && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    /* one 16-byte reduction (sm_90) instead of four atomics; red, not atomicAdd's atom: nothing
-     * waits for the old value */
-    asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(x), "f"(y), "f"(z), "f"(w));
+    atomicAdd((float4 *)p, make_float4(x, y, z, w)); /* one 16-byte atomic (sm_90) instead of four */
 #else
     atomicAdd(&p->x, x);
     atomicAdd(&p->y, y);
