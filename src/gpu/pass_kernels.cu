@@ -108,16 +108,16 @@ struct wcsph_forces_pairs {
         sph_force_pair(&c.P, &a, &b, dx, dy, dz, dx * dx + dy * dy + dz * dz, &s, (sph_force_acc *)0);
     }
 
-    /* The symmetric form (par-part-sym). A thread's state: target i's own sums, and the smallest
-     * acoustic time step its pairs set for their other particles (sph_dt_acoustic), which stands
-     * for those particles' largest viscous terms without a per-particle atomic maximum. */
+    /* The symmetric form (par-part-sym). A thread's state: target i's own sums, and the largest
+     * signal speed its pairs set for their other particles (sph_signal_speed), which stands for
+     * those particles' largest viscous terms without a per-particle atomic maximum. */
     struct both_acc {
         acc own;
-        real dt_others;
+        real speed_others;
     };
     __device__ static both_acc begin_both()
     {
-        both_acc t = {{0, 0, 0, 0, 0}, R(1e30)};
+        both_acc t = {{0, 0, 0, 0, 0}, R(0.0)};
         return t;
     }
     /* neighbour pair (i, j): both shares at once, j's added to sum[j] */
@@ -128,14 +128,16 @@ struct wcsph_forces_pairs {
         acc sj = {0, 0, 0, 0, 0};
         sph_force_pair(&c.P, &a, &b, dx, dy, dz, dx * dx + dy * dy + dz * dz, &t.own, &sj);
         atomic_add_sum(&sum[j], sj.ax, sj.ay, sj.az, sj.drho);
-        t.dt_others = fmin(t.dt_others, sph_dt_acoustic(&c.P, b.rho, sj.visc_max));
+        t.speed_others = fmax(t.speed_others, sph_signal_speed(&c.P, b.rho, sj.visc_max));
     }
-    /* i's own share into sum[i]; dt_limit[i] holds the pairs' smallest step until finish_both */
+    /* i's own share into sum[i]; dt_limit[i] holds the step of the largest signal speed of the
+     * thread's pairs, either side, until finish_both */
     __device__ static void end_both(const pass_ctx &c, const view &v, int32_t i, const source &a, sym_sum *sum,
                                     const both_acc &t)
     {
         atomic_add_sum(&sum[i], t.own.ax, t.own.ay, t.own.az, t.own.drho);
-        v.dt_limit[i] = fmin(t.dt_others, sph_dt_acoustic(&c.P, a.rho, t.own.visc_max));
+        real speed = fmax(t.speed_others, sph_signal_speed(&c.P, a.rho, t.own.visc_max));
+        v.dt_limit[i] = sph_dt_acoustic(&c.P, speed);
     }
     /* particle i's outputs once every share has arrived: finish() without a viscous term, then the
      * smaller of that and the pairs' step */

@@ -133,12 +133,18 @@ HD static inline void sph_force_pair(const sim_params *P, const sph_particle *a,
 }
 
 /* The acoustic-viscous time step condition of a particle of density rho whose largest viscous
- * term is visc_max (Monaghan & Kos 1999, eq. 14). h/(c + visc) falls as visc grows, so the
- * smallest over a particle's pairs is the condition at its largest term: a pass that sees each
- * pair once can take the minimum pair by pair instead of the maximum per particle. */
-HD static inline real sph_dt_acoustic(const sim_params *P, real rho, real visc_max)
+ * term is visc_max (Monaghan & Kos 1999, eq. 14): h over the signal speed c + visc_max. The step
+ * falls as the speed grows, so the smallest step of a set of particles is h over their largest
+ * signal speed: a pass that sees each pair once can take the largest c_j + |mu_ij| pair by pair
+ * instead of the largest |mu_ij| per particle. */
+HD static inline real sph_signal_speed(const sim_params *P, real rho, real visc_max)
 {
-    return P->h / (sph_eos_sound_speed(P, rho) + visc_max);
+    return sph_eos_sound_speed(P, rho) + visc_max;
+}
+
+HD static inline real sph_dt_acoustic(const sim_params *P, real signal_speed)
+{
+    return P->h / signal_speed;
 }
 
 /* Writes particle i's rates from its accumulated sums (gravity, boundaries at rest, time step). */
@@ -161,7 +167,7 @@ HD static inline void sph_force_finish(const sim_params *P, const sph_force_view
      * 125:145, eqs. 13-14): dt_f = sqrt(h/|a|), dt_cv = h/(c + visc_max). */
     real amag = real_sqrt(ax * ax + ay * ay + az * az);
     real dt_f = amag > R(0.0) ? real_sqrt(P->h / amag) : R(1e30);
-    real dt_cv = sph_dt_acoustic(P, a->rho, acc->visc_max);
+    real dt_cv = sph_dt_acoustic(P, sph_signal_speed(P, a->rho, acc->visc_max));
     real dt = dt_f < dt_cv ? dt_f : dt_cv;
     if (P->viscosity == VISCOSITY_LAMINAR && P->nu > R(0.0)) {
         real dt_v = R(0.125) * P->h * P->h / P->nu; /* viscous diffusion condition */
