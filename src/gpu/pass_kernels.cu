@@ -348,7 +348,7 @@ __global__ void k_par_part_compact(const __grid_constant__ pass_ctx c, int32_t n
  * gather, for 16 bytes per particle of scratch; float atomics add in whatever order the threads
  * arrive, so the last bits of a sum vary from run to run: not valid when bit-identical runs are
  * asked for (the radix sort). */
-template <class T, bool THREE> /* THREE: 3D (c.P.dim == 3), a constant for the candidate test */
+template <class T>
 __global__ void k_par_part_sym(const __grid_constant__ pass_ctx c, int32_t n, sym_sum *sum)
 {
     int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
@@ -358,7 +358,7 @@ __global__ void k_par_part_sym(const __grid_constant__ pass_ctx c, int32_t n, sy
     typename T::source a = T::load(c, v, i);
     typename T::both_acc t = T::begin_both();
     const real *X = c.f[PF_X], *Y = c.f[PF_Y], *Z = c.f[PF_Z];
-    const bool three = THREE;
+    const bool three = c.P.dim == 3;
     const real cut2 = T::cutoff2(c);
     const real xi = X[i], yi = Y[i], zi = three ? Z[i] : R(0.0);
     const int32_t cell = c.nb.cell[i];
@@ -539,10 +539,7 @@ static int launch_sym(const pass_ctx *c, int32_t n, gpu_scratch *work, sl_err *e
     if (!T::clear_both(c, n, sum))
         return gpu_fail_input(err, "par-part-sym: clearing the sums failed: %s", cudaGetErrorString(cudaGetLastError()));
     unsigned blocks = (unsigned)((n + COMPACT_THREADS - 1) / COMPACT_THREADS);
-    if (c->P.dim == 3)
-        k_par_part_sym<T, true><<<blocks, COMPACT_THREADS>>>(*c, n, sum);
-    else
-        k_par_part_sym<T, false><<<blocks, COMPACT_THREADS>>>(*c, n, sum);
+    k_par_part_sym<T><<<blocks, COMPACT_THREADS>>>(*c, n, sum);
     GPU_LAUNCHED("par-part-sym", err);
     k_sym_finish<T><<<blocks, COMPACT_THREADS>>>(*c, n, sum);
     GPU_LAUNCHED("par-part-sym finish", err);
