@@ -287,8 +287,8 @@ __global__ void k_pencil(const __grid_constant__ pass_ctx c, const launch_geom g
 enum { COMPACT_THREADS = 128 };
 
 /* Bit k set for each neighbour chunk + k of target i at (xi, yi, zi), k < m <= 32: not i, and closer
- * than sqrt(cut2) (CUBE: along every axis). AFTER_I: every candidate lies after i, so none is i. */
-template <bool CUBE, bool AFTER_I = false>
+ * than sqrt(cut2) (CUBE: along every axis). */
+template <bool CUBE>
 __device__ static inline unsigned near_mask(const real *X, const real *Y, const real *Z, bool three, real xi,
                                             real yi, real zi, real cut2, int32_t i, int32_t chunk, int m)
 {
@@ -298,7 +298,7 @@ __device__ static inline unsigned near_mask(const real *X, const real *Y, const 
         int32_t j = chunk + k;
         real dx = xi - X[j], dy = yi - Y[j], dz = three ? zi - Z[j] : R(0.0);
         real d2 = CUBE ? fmax(dx * dx, fmax(dy * dy, dz * dz)) : dx * dx + dy * dy + dz * dz;
-        if (d2 < cut2 && (AFTER_I || j != i))
+        if (d2 < cut2 && j != i)
             near |= 1u << k;
     }
     return near;
@@ -368,7 +368,7 @@ __global__ void k_par_part_sym(const __grid_constant__ pass_ctx c, int32_t n, sy
         jb = max(jb, i + 1);
         for (int32_t chunk = jb; chunk < je; chunk += 32) {
             int m = min(32, je - chunk);
-            unsigned near = near_mask<false, true>(X, Y, Z, three, xi, yi, zi, cut2, i, chunk, m);
+            unsigned near = near_mask<false>(X, Y, Z, three, xi, yi, zi, cut2, i, chunk, m);
             while (near) {
                 int32_t j = chunk + __ffs((int)near) - 1;
                 near &= near - 1;
