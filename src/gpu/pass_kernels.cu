@@ -456,28 +456,28 @@ static int pencil_length(const launch_geom *g)
  * X(pass id, traits). */
 #define SYM_FORM_PASSES(X) X(PASS_WCSPH_FORCES, wcsph_forces_pairs)
 
-static int has_sym_form(int pass_id)
+/* The pass ids of a list of (pass id, traits), and whether a pass is among them. */
+#define PASS_ID_OF(id, traits) id,
+static const int pair_form_ids[] = {PAIR_FORM_PASSES(PASS_ID_OF)};
+static const int sym_form_ids[] = {SYM_FORM_PASSES(PASS_ID_OF)};
+#undef PASS_ID_OF
+
+static int listed(int pass_id, const int *ids, size_t count)
 {
-    switch (pass_id) {
-#define SYM_FORM_CASE(id, traits) case id:
-        SYM_FORM_PASSES(SYM_FORM_CASE)
-#undef SYM_FORM_CASE
-        return 1;
-    default:
-        return 0;
-    }
+    for (size_t k = 0; k < count; ++k)
+        if (ids[k] == pass_id)
+            return 1;
+    return 0;
 }
 
 static int has_pair_form(int pass_id)
 {
-    switch (pass_id) {
-#define PAIR_FORM_CASE(id, traits) case id:
-        PAIR_FORM_PASSES(PAIR_FORM_CASE)
-#undef PAIR_FORM_CASE
-        return 1;
-    default:
-        return 0;
-    }
+    return listed(pass_id, pair_form_ids, sizeof pair_form_ids / sizeof pair_form_ids[0]);
+}
+
+static int has_sym_form(int pass_id)
+{
+    return listed(pass_id, sym_form_ids, sizeof sym_form_ids / sizeof sym_form_ids[0]);
 }
 
 int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *geo)

@@ -102,6 +102,22 @@ struct rng {
 
 const size_t SIZES[] = {0, 1, 2, 1000, 1023, 1024, 1025, 65537, 10000000};
 
+/* Slots of a sort's order that break "a permutation of 0..n-1 whose keys are the sorted keys". */
+size_t bad_slots(const std::vector<int32_t> &order, const std::vector<int32_t> &key,
+                 const std::vector<int32_t> &sorted)
+{
+    size_t n = order.size(), bad = 0;
+    std::vector<char> seen(n, 0);
+    for (size_t s = 0; s < n; ++s) {
+        int32_t i = order[s];
+        if (i < 0 || (size_t)i >= n || seen[i] || key[i] != sorted[s])
+            ++bad;
+        else
+            seen[i] = 1;
+    }
+    return bad;
+}
+
 /* Index of the first difference, or -1. */
 template <typename T>
 long long first_diff(const std::vector<T> &a, const std::vector<T> &b)
@@ -234,16 +250,7 @@ void test_sorts()
                 k = first_diff(sorted, ref.keys);
                 CHECK(k < 0, "sort %s, %s, n=%zu: key_sorted wrong (not sorted or not the keys) at %lld",
                       v.name, kc.name, n, k);
-                /* a permutation whose keys are the sorted keys */
-                std::vector<char> seen(n, 0);
-                size_t bad = 0;
-                for (size_t s = 0; s < n; ++s) {
-                    int32_t i = order[s];
-                    if (i < 0 || (size_t)i >= n || seen[i] || key[i] != sorted[s])
-                        ++bad;
-                    else
-                        seen[i] = 1;
-                }
+                size_t bad = bad_slots(order, key, sorted);
                 CHECK(bad == 0, "sort %s, %s, n=%zu: order is not a permutation matching key_sorted "
                                 "(%zu bad slots)", v.name, kc.name, n, bad);
                 CHECK(first_diff(d_key.get(), key) < 0, "sort %s, %s, n=%zu changed the keys", v.name,
@@ -256,20 +263,10 @@ void test_sorts()
                                    &err));
                 CHECK(first_diff(d_start.get(), start) < 0, "sort %s, %s, n=%zu, no key_sorted: start differs",
                       v.name, kc.name, n);
-                {
-                    std::vector<int32_t> o2 = d_order.get();
-                    std::vector<char> seen2(n, 0);
-                    size_t bad2 = 0;
-                    for (size_t s = 0; s < n; ++s) {
-                        int32_t i = o2[s];
-                        if (i < 0 || (size_t)i >= n || seen2[i] || key[i] != sorted[s])
-                            ++bad2;
-                        else
-                            seen2[i] = 1;
-                    }
-                    CHECK(bad2 == 0 && (v.kind != GPU_SORT_RADIX || first_diff(o2, order) < 0),
-                          "sort %s, %s, n=%zu, no key_sorted: order wrong (%zu bad slots)", v.name, kc.name, n, bad2);
-                }
+                std::vector<int32_t> order2 = d_order.get();
+                size_t bad2 = bad_slots(order2, key, sorted);
+                CHECK(bad2 == 0 && (v.kind != GPU_SORT_RADIX || first_diff(order2, order) < 0),
+                      "sort %s, %s, n=%zu, no key_sorted: order wrong (%zu bad slots)", v.name, kc.name, n, bad2);
                 if (v.kind == GPU_SORT_RADIX) {
                     k = first_diff(order, ref.order);
                     CHECK(k < 0, "sort radix, %s, n=%zu: order differs from the stable host order at %lld",
