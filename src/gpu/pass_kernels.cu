@@ -341,8 +341,8 @@ __global__ void k_par_part_compact(const __grid_constant__ pass_ctx c, int32_t n
 }
 
 /* par-part-sym: par-part-compact over half of the pairs. Thread i takes only candidates j > i (in
- * cell order the runs below its own row and the lower part of its own run drop out whole, so a
- * warp's lanes skip the same runs), evaluates each pair once for both particles (the pass's
+ * cell order the runs of the rows below its own drop out whole, so a warp's lanes skip the same
+ * runs, and its own row's run is cut at i), evaluates each pair once for both particles (the pass's
  * symmetric form: add_both) and adds j's share to j's sums with atomics; i's own share goes in
  * the same way at the end, and a second kernel writes the outputs. Half the pair work of a
  * gather, for 16 bytes per particle of scratch; float atomics add in whatever order the threads
