@@ -357,6 +357,20 @@ static int choose_scan(sim *s, sl_err *err)
     return SL_OK;
 }
 
+/* cell[i] of every particle from its position (before the sort: the keys; after the reorder: the
+ * cells of the sorted particles). */
+static int compute_cells(sim *s, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    size_t n = s->p.n;
+    if (n > 0) {
+        k_cell_of<<<(unsigned)((n + 255) / 256), 256>>>(s->g, st->f[PF_X], st->f[PF_Y], st->f[PF_Z], st->cell,
+                                                       (int32_t)n);
+        GPU_LAUNCHED("cell_of", err);
+    }
+    return SL_OK;
+}
+
 static int cuda_build_cells(sim *s, sl_err *err)
 {
     int rc;
@@ -369,11 +383,8 @@ static int cuda_build_cells(sim *s, sl_err *err)
     size_t n = s->p.n;
     int32_t *order = st->order_field >= 0 ? (int32_t *)st->f[st->order_field] : st->order;
     timer_start(s);
-    if (n > 0) {
-        k_cell_of<<<(unsigned)((n + 255) / 256), 256>>>(s->g, st->f[PF_X], st->f[PF_Y], st->f[PF_Z], st->cell,
-                                                       (int32_t)n);
-        GPU_LAUNCHED("cell_of", err);
-    }
+    if ((rc = compute_cells(s, err)))
+        return rc;
     if ((rc = gpu_sort_keys(st->cell, n, (size_t)s->g.ncells + 1, st->sort, st->scan, order,
                             NULL, st->cell_start, &st->scratch, err)))
         return rc;
@@ -423,11 +434,8 @@ static int cuda_build_cells(sim *s, sl_err *err)
     GPU_TRY(cudaMemcpyAsync(st->tag, tmp, n, cudaMemcpyDeviceToDevice), err);
     /* the cells of the sorted particles from their sorted positions: the same function of the same
      * values as the keys, so no second cell array is kept for the sort's sorted keys */
-    if (n > 0) {
-        k_cell_of<<<(unsigned)((n + 255) / 256), 256>>>(s->g, st->f[PF_X], st->f[PF_Y], st->f[PF_Z], st->cell,
-                                                       (int32_t)n);
-        GPU_LAUNCHED("cell_of", err);
-    }
+    if ((rc = compute_cells(s, err)))
+        return rc;
     timer_stop(s, "build.reorder", NULL);
 
     GPU_TRY(cudaMemsetAsync(st->counters, 0, 2 * sizeof(int32_t)), err);

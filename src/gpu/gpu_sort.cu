@@ -15,18 +15,31 @@ constexpr unsigned FULL_MASK = 0xffffffffu;
  * The loops run whole warps in step (base is uniform over the block and blockDim is a multiple
  * of 32), so the full mask is valid for __match_any_sync; lanes past n carry key -1 and only
  * match each other. */
+struct key_group {
+    bool valid;      /* this lane holds particle i < n */
+    int32_t key;     /* its key (-1 past n) */
+    unsigned peers;  /* the lanes holding the same key */
+    unsigned leader; /* the lowest of them, which does the group's atomic */
+};
+
+__device__ static inline key_group group_of(const int32_t *__restrict__ key, size_t i, size_t n)
+{
+    key_group g;
+    g.valid = i < n;
+    g.key = g.valid ? key[i] : -1;
+    g.peers = __match_any_sync(FULL_MASK, g.key);
+    g.leader = (unsigned)__ffs((int)g.peers) - 1u;
+    return g;
+}
+
 __global__ void count_keys(const int32_t *__restrict__ key, size_t n, int32_t *__restrict__ count)
 {
     const unsigned lane = threadIdx.x & 31u;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t base = (size_t)blockIdx.x * blockDim.x; base < n; base += stride) {
-        const size_t i = base + threadIdx.x;
-        const bool valid = i < n;
-        const int32_t k = valid ? key[i] : -1;
-        const unsigned peers = __match_any_sync(FULL_MASK, k);
-        const unsigned leader = (unsigned)__ffs((int)peers) - 1u;
-        if (valid && lane == leader)
-            atomicAdd(&count[k], __popc(peers));
+        const key_group g = group_of(key, base + threadIdx.x, n);
+        if (g.valid && lane == g.leader)
+            atomicAdd(&count[g.key], __popc(g.peers));
     }
 }
 
@@ -40,19 +53,16 @@ __global__ void scatter_keys(const int32_t *__restrict__ key, size_t n, int32_t 
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t base = (size_t)blockIdx.x * blockDim.x; base < n; base += stride) {
         const size_t i = base + threadIdx.x;
-        const bool valid = i < n;
-        const int32_t k = valid ? key[i] : -1;
-        const unsigned peers = __match_any_sync(FULL_MASK, k);
-        const unsigned leader = (unsigned)__ffs((int)peers) - 1u;
+        const key_group g = group_of(key, i, n);
         int32_t first = 0;
-        if (valid && lane == leader)
-            first = atomicAdd(&cursor[k], __popc(peers));
-        first = __shfl_sync(FULL_MASK, first, (int)leader);
-        if (valid) {
-            const int32_t slot = first + __popc(peers & lanes_below);
+        if (g.valid && lane == g.leader)
+            first = atomicAdd(&cursor[g.key], __popc(g.peers));
+        first = __shfl_sync(FULL_MASK, first, (int)g.leader);
+        if (g.valid) {
+            const int32_t slot = first + __popc(g.peers & lanes_below);
             order[slot] = (int32_t)i;
             if (key_sorted)
-                key_sorted[slot] = k;
+                key_sorted[slot] = g.key;
         }
     }
 }
