@@ -84,6 +84,14 @@ HD static inline void nbr_run_range(const nbr_view *v, int32_t c, int r, int32_t
     *end = v->cell_start[centre + v->ndiv + 1];
 }
 
+/* The runs ascend through the grid (rows by y, then layers by z) and the middle one is the particle's
+ * own row, so the runs before it hold only particles of earlier cells: a pass that takes only the
+ * candidates j > i starts at this run. */
+HD static inline int nbr_own_row_run(const nbr_view *v)
+{
+    return v->nruns / 2;
+}
+
 /* Runs the statements after the arguments for every candidate neighbour j of particle i (all
  * particles of the forward-star runs, i itself included), in run order. `continue` skips to the
  * next candidate. */

@@ -27,6 +27,7 @@ int sim_create(sim *s, const scene *sc, const backend *be, sl_err *err)
     P->dim = sc->dim;
     P->dp = (real)sc->dp;
     P->rho0 = (real)sc->rho0;
+    P->inv_rho0 = (real)(1.0 / sc->rho0);
     P->mass = (real)(sc->rho0 * pow(sc->dp, sc->dim));
     for (int a = 0; a < 3; ++a)
         P->g[a] = a < sc->dim ? (real)sc->gravity[a] : (real)0;

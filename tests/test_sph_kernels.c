@@ -25,6 +25,7 @@ static sim_params params(int dim, int kernel)
     P.r2_max = P.r_max * P.r_max;
     P.kernel_norm = (real)sph_kernel_norm(kernel, dim, P.h);
     P.rho0 = 1000;
+    P.inv_rho0 = (real)1e-3;
     P.c0 = 20;
     P.eos_gamma = 7;
     P.eos_b = P.rho0 * P.c0 * P.c0 / P.eos_gamma;

@@ -45,6 +45,10 @@ typedef struct cuda_sim {
                               * array of the transient field order_field (dead from the sort to the
                               * pass that writes it, as the reorder skips it) */
     int order_field;
+    real *transient_slab;    /* the transient fields' arrays, one after another in field order: they
+                              * stay there (the reorder does not move them), so a pass may use the
+                              * memory of several as one (par-part-sym's packed neighbour data) */
+    uint8_t in_slab[PF_MAX]; /* f[k] lies in transient_slab */
     int32_t *cell_start;     /* ncells + 2 */
     int32_t *counters;       /* [0] particles inside, [1] most particles in a cell */
     gpu_scratch scratch;
@@ -79,9 +83,13 @@ static void remember_error(sim *s, const sl_err *err)
 static void free_arrays(cuda_sim *st)
 {
     for (int k = 0; k < PF_MAX; ++k) {
-        cudaFree(st->f[k]);
+        if (!st->in_slab[k])
+            cudaFree(st->f[k]);
         st->f[k] = NULL;
+        st->in_slab[k] = 0;
     }
+    cudaFree(st->transient_slab);
+    st->transient_slab = NULL;
     cudaFree(st->id);
     cudaFree(st->type);
     cudaFree(st->tag);
@@ -113,12 +121,21 @@ static int alloc_arrays(cuda_sim *st, const particles *p, sl_err *err)
 {
     free_arrays(st);
     size_t n = p->n, m = n ? n : 1;
-    int nfields = p->nfields;
+    int nfields = p->nfields, ntransient = 0;
+    for (int k = 0; k < nfields; ++k)
+        ntransient += p->transient[k] != 0;
+    if (ntransient)
+        GPU_TRY(cudaMalloc(&st->transient_slab, (size_t)ntransient * m * sizeof(real)), err);
     st->order_field = -1;
-    for (int k = 0; k < nfields; ++k) {
-        GPU_TRY(cudaMalloc(&st->f[k], m * sizeof(real)), err);
-        if (p->transient[k] && st->order_field < 0)
-            st->order_field = k;
+    for (int k = 0, t = 0; k < nfields; ++k) {
+        if (p->transient[k]) {
+            st->f[k] = st->transient_slab + (size_t)t++ * m;
+            st->in_slab[k] = 1;
+            if (st->order_field < 0)
+                st->order_field = k;
+        } else {
+            GPU_TRY(cudaMalloc(&st->f[k], m * sizeof(real)), err);
+        }
     }
     GPU_TRY(cudaMalloc(&st->id, m * sizeof(int32_t)), err);
     GPU_TRY(cudaMalloc(&st->type, m), err);
@@ -392,9 +409,9 @@ static int cuda_build_cells(sim *s, sl_err *err)
     timer_start(s);
     /* Each field is gathered into a free array, which becomes the field; its old array is the next
      * free one. The first free array is a transient field's (its contents are dead until the pass
-     * that writes it; the field then takes the last freed array), else the scratch (the sort is
-     * done with it), and at the end the field that landed there moves to the last freed array,
-     * one copy. So no spare field-sized array is kept. */
+     * that writes it), else the scratch (the sort is done with it); at the end the field that
+     * landed there moves to the last freed array, one copy, so the transient field keeps its place
+     * in the slab and no spare field-sized array is kept. */
     if ((rc = gpu_scratch_reserve(&st->scratch, n * (sizeof(real) > sizeof(int32_t) ? sizeof(real) : sizeof(int32_t)),
                                   err)))
         return rc;
@@ -403,24 +420,23 @@ static int cuda_build_cells(sim *s, sl_err *err)
     for (int k = 0; k < st->nfields && free_field < 0; ++k)
         if (s->p.transient[k] && k != st->order_field)
             free_field = k;
-    real *freed = free_field >= 0 ? st->f[free_field] : NULL;
-    int in_scratch = -1;
+    real *first = free_field >= 0 ? st->f[free_field] : (real *)tmp;
+    real *freed = first;
+    int landed_first = -1;
     for (int k = 0; k < st->nfields; ++k) {
         if (s->p.transient[k])
             continue;
-        real *dst = freed ? freed : (real *)tmp;
+        real *dst = freed;
         if ((rc = gpu_gather_real(st->f[k], dst, order, n, err)))
             return rc;
-        if (!freed)
-            in_scratch = k;
+        if (dst == first)
+            landed_first = k;
         freed = st->f[k];
         st->f[k] = dst;
     }
-    if (free_field >= 0) {
-        st->f[free_field] = freed;
-    } else if (in_scratch >= 0) {
-        GPU_TRY(cudaMemcpyAsync(freed, tmp, n * sizeof(real), cudaMemcpyDeviceToDevice), err);
-        st->f[in_scratch] = freed;
+    if (landed_first >= 0) {
+        GPU_TRY(cudaMemcpyAsync(freed, first, n * sizeof(real), cudaMemcpyDeviceToDevice), err);
+        st->f[landed_first] = freed;
     }
     /* the other arrays through the scratch */
     if ((rc = gpu_gather_i32(st->id, (int32_t *)tmp, order, n, err)))

@@ -7,6 +7,9 @@
 #include "gpu_check.h"
 
 #include <cuda_runtime.h>
+#include <float.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef void (*body_fn)(const pass_ctx *, int32_t);
@@ -77,15 +80,41 @@ __device__ static inline void atomic_add_sum(sym_sum *p, real x, real y, real z,
 #endif
 }
 
+/* par-part-sym's packed neighbour data: position and density, the particle's kind in the density's
+ * sign (w = rho for fluid, -rho for boundaries; densities are positive, a boundary's at least rho0),
+ * so a candidate's test takes one 16-byte load (32 in double) instead of four. */
+struct __align__(4 * sizeof(real)) packed_particle {
+    real x, y, z, w;
+};
+
+/* The options of the WCSPH pair (sph_pair_options): read from the scene at run time, or fixed at
+ * compile time (Wendland kernel, gamma 7), so that no per-pair test on them is left. */
+struct options_at_run_time {
+    __host__ __device__ static sph_pair_options get(const pass_ctx &c) { return sph_pair_options_of(&c.P); }
+};
+template <int DIM, int VISCOSITY, int DIFFUSION>
+struct options_fixed {
+    __host__ __device__ static sph_pair_options get(const pass_ctx &)
+    {
+        sph_pair_options o = {DIM, KERNEL_WENDLAND_C2, VISCOSITY, DIFFUSION, 1};
+        return o;
+    }
+};
+
 /* The WCSPH forces in pair form (sph_forces.h): one sweep. */
-struct wcsph_forces_pairs {
+template <class OPT>
+struct wcsph_forces_pairs_with {
     typedef sph_particle source;
     typedef sph_force_acc acc;
     typedef sph_force_view view;
     __device__ static view view_of(const pass_ctx &c) { return wcsph_force_view(&c); }
     __device__ static real cutoff2(const pass_ctx &c) { return c.P.r2_max; }
     __device__ static bool cube(const pass_ctx &) { return false; }
-    __device__ static source load(const pass_ctx &c, const view &v, int32_t j) { return sph_load(&c.P, &v, j); }
+    __device__ static int dim(const pass_ctx &c) { return OPT::get(c).dim; }
+    __device__ static source load(const pass_ctx &c, const view &v, int32_t j)
+    {
+        return sph_load_with(OPT::get(c), &v, j);
+    }
     __device__ static bool begin(const pass_ctx &, const view &, int32_t, const source &, acc &s)
     {
         acc z = {0, 0, 0, 0, 0};
@@ -104,8 +133,11 @@ struct wcsph_forces_pairs {
     /* add() for a candidate already known to be a neighbour other than i */
     __device__ static void add_near(const pass_ctx &c, const source &a, int32_t, const source &b, int32_t, acc &s)
     {
+        if (!sph_pair_matters(a.fluid, b.fluid))
+            return;
         real dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z;
-        sph_force_pair(&c.P, &a, &b, dx, dy, dz, dx * dx + dy * dy + dz * dz, &s, (sph_force_acc *)0);
+        sph_force_pair_with(&c.P, OPT::get(c), &a, &b, dx, dy, dz, dx * dx + dy * dy + dz * dz, &s,
+                            (sph_force_acc *)0);
     }
 
     /* The symmetric form (par-part-sym). A thread's state: target i's own sums, and the largest
@@ -120,15 +152,43 @@ struct wcsph_forces_pairs {
         both_acc t = {{0, 0, 0, 0, 0}, R(0.0)};
         return t;
     }
+    /* The packed neighbour data (packed_particle) of particle i, and particle j from it. */
+    __device__ static packed_particle pack(const pass_ctx &c, const view &v, int32_t i)
+    {
+        real rho = v.rho[i];
+        packed_particle q = {v.x[i], v.y[i], OPT::get(c).dim == 3 ? v.z[i] : R(0.0),
+                             v.type[i] == PT_FLUID ? rho : -rho};
+        return q;
+    }
+    __device__ static source unpack(const pass_ctx &c, const view &v, const packed_particle &q, int32_t j)
+    {
+        return sph_particle_at(OPT::get(c), &v, j, q.x, q.y, q.z, fabs(q.w), q.w > R(0.0));
+    }
+    /* the packed w of the candidates whose pair with target a matters (sph_pair_matters): above
+     * this; a boundary target takes fluid ones only */
+    __device__ static real w_above(const source &a) { return a.fluid ? -FLT_MAX : R(0.0); }
+    /* The memory of the outputs ax, ay, az, drho when they lie one after another, as the CUDA
+     * backend keeps transient fields: only the finishing kernel writes them, so the packed data
+     * may live there until then. NULL otherwise. */
+    static packed_particle *packed_area(const pass_ctx *c, int32_t n)
+    {
+        real *ax = PASS_FIELD(c, WS_AX);
+        ptrdiff_t stride = PASS_FIELD(c, WS_AY) - ax;
+        if (stride < (ptrdiff_t)n || PASS_FIELD(c, WS_AZ) != ax + 2 * stride ||
+            PASS_FIELD(c, WS_DRHO) != ax + 3 * stride || (uintptr_t)ax % sizeof(packed_particle))
+            return NULL;
+        return (packed_particle *)ax;
+    }
     /* neighbour pair (i, j): both shares at once, j's added to sum[j] */
     __device__ static void add_both(const pass_ctx &c, const source &a, const source &b, int32_t j, sym_sum *sum,
                                     both_acc &t)
     {
+        const sph_pair_options o = OPT::get(c);
         real dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z;
         acc sj = {0, 0, 0, 0, 0};
-        sph_force_pair(&c.P, &a, &b, dx, dy, dz, dx * dx + dy * dy + dz * dz, &t.own, &sj);
+        sph_force_pair_with(&c.P, o, &a, &b, dx, dy, dz, dx * dx + dy * dy + dz * dz, &t.own, &sj);
         atomic_add_sum(&sum[j], sj.ax, sj.ay, sj.az, sj.drho);
-        t.speed_others = fmax(t.speed_others, sph_signal_speed(&c.P, b.rho, sj.visc_max));
+        t.speed_others = fmax(t.speed_others, sph_signal_speed_with(&c.P, o, b.rho, sj.visc_max));
     }
     /* i's own share into sum[i]; dt_limit[i] holds the step of the largest signal speed of the
      * thread's pairs, either side, until finish_both */
@@ -136,7 +196,7 @@ struct wcsph_forces_pairs {
                                     const both_acc &t)
     {
         atomic_add_sum(&sum[i], t.own.ax, t.own.ay, t.own.az, t.own.drho);
-        real speed = fmax(t.speed_others, sph_signal_speed(&c.P, a.rho, t.own.visc_max));
+        real speed = fmax(t.speed_others, sph_signal_speed_with(&c.P, OPT::get(c), a.rho, t.own.visc_max));
         v.dt_limit[i] = sph_dt_acoustic(&c.P, speed);
     }
     /* particle i's outputs once every share has arrived: finish() without a viscous term, then the
@@ -149,12 +209,8 @@ struct wcsph_forces_pairs {
         finish(c, v, i, load(c, v, i), s);
         v.dt_limit[i] = fmin(v.dt_limit[i], pairs);
     }
-    /* Clears the sums (host side, before the pass). */
-    static bool clear_both(const pass_ctx *, int32_t n, sym_sum *sum)
-    {
-        return cudaMemsetAsync(sum, 0, (size_t)n * sizeof *sum) == cudaSuccess;
-    }
 };
+typedef wcsph_forces_pairs_with<options_at_run_time> wcsph_forces_pairs;
 
 /* An MPS pass in pair form (mps_passes.h: mps_NAME_pass_*), the functions its CPU body runs. */
 #define MPS_PAIRS(NAME)                                                                                 \
@@ -286,9 +342,9 @@ __global__ void k_pencil(const __grid_constant__ pass_ctx c, const launch_geom g
  * often as its busiest lane has neighbours in the chunk. Pairs are added in par-part's order. */
 enum { COMPACT_THREADS = 128 };
 
-/* Bit k set for each neighbour chunk + k of target i at (xi, yi, zi), k < m <= 32: not i, and closer
- * than sqrt(cut2) (CUBE: along every axis). */
-template <bool CUBE>
+/* Bit k set for each neighbour chunk + k of target i at (xi, yi, zi), k < m <= 32: closer than
+ * sqrt(cut2) (CUBE: along every axis) and, where the chunk may hold i (SELF), not i. */
+template <bool CUBE, bool SELF = true>
 __device__ static inline unsigned near_mask(const real *X, const real *Y, const real *Z, bool three, real xi,
                                             real yi, real zi, real cut2, int32_t i, int32_t chunk, int m)
 {
@@ -298,7 +354,7 @@ __device__ static inline unsigned near_mask(const real *X, const real *Y, const 
         int32_t j = chunk + k;
         real dx = xi - X[j], dy = yi - Y[j], dz = three ? zi - Z[j] : R(0.0);
         real d2 = CUBE ? fmax(dx * dx, fmax(dy * dy, dz * dz)) : dx * dx + dy * dy + dz * dz;
-        if (d2 < cut2 && j != i)
+        if (d2 < cut2 && (!SELF || j != i))
             near |= 1u << k;
     }
     return near;
@@ -340,39 +396,89 @@ __global__ void k_par_part_compact(const __grid_constant__ pass_ctx c, int32_t n
     T::finish(c, v, i, a, s);
 }
 
+/* The packed data, and the sums cleared. */
+template <class T>
+__global__ void k_pack(const __grid_constant__ pass_ctx c, int32_t n, packed_particle *pk, sym_sum *sum)
+{
+    int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i < n) {
+        pk[i] = T::pack(c, T::view_of(c), i);
+        sym_sum zero = {0, 0, 0, 0};
+        sum[i] = zero;
+    }
+}
+
+/* Whether packed candidate q is a neighbour of (xi, yi, zi) (closer than sqrt(cut2)) whose pair
+ * matters (TYPED: its w above w_min; a warp of fluid targets leaves that test out). */
+template <bool TYPED>
+__device__ static inline bool packed_near(const packed_particle &q, bool three, real xi, real yi, real zi,
+                                          real w_min, real cut2)
+{
+    real dx = xi - q.x, dy = yi - q.y, dz = three ? zi - q.z : R(0.0);
+    return dx * dx + dy * dy + dz * dz < cut2 && (!TYPED || q.w > w_min);
+}
+
+/* Bit k set for each neighbour chunk + k, k < m <= 32 (packed_near); four candidates at a time, their
+ * bits gathered at fixed places before one shift. */
+template <bool TYPED>
+__device__ static inline unsigned packed_near_mask(const packed_particle *__restrict__ pk, bool three, real xi,
+                                                   real yi, real zi, real w_min, real cut2, int32_t chunk, int m)
+{
+    const packed_particle *q = pk + chunk;
+    unsigned near = 0;
+    int k = 0;
+    for (; k + 4 <= m; k += 4) {
+        unsigned four = (packed_near<TYPED>(q[k], three, xi, yi, zi, w_min, cut2) ? 1u : 0u) |
+                        (packed_near<TYPED>(q[k + 1], three, xi, yi, zi, w_min, cut2) ? 2u : 0u) |
+                        (packed_near<TYPED>(q[k + 2], three, xi, yi, zi, w_min, cut2) ? 4u : 0u) |
+                        (packed_near<TYPED>(q[k + 3], three, xi, yi, zi, w_min, cut2) ? 8u : 0u);
+        near |= four << k;
+    }
+    for (; k < m; ++k)
+        if (packed_near<TYPED>(q[k], three, xi, yi, zi, w_min, cut2))
+            near |= 1u << k;
+    return near;
+}
+
 /* par-part-sym: par-part-compact over half of the pairs. Thread i takes only candidates j > i (in
- * cell order the runs of the rows below its own drop out whole, so a warp's lanes skip the same
- * runs, and its own row's run is cut at i), evaluates each pair once for both particles (the pass's
+ * cell order the runs of the rows below its own hold none and are not visited, and its own row's
+ * run is cut at i), evaluates each pair once for both particles (the pass's
  * symmetric form: add_both) and adds j's share to j's sums with atomics; i's own share goes in
  * the same way at the end, and a second kernel writes the outputs. Half the pair work of a
- * gather, for 16 bytes per particle of scratch; float atomics add in whatever order the threads
+ * gather, for 16 bytes per particle of scratch (the sums; the packed data lie in the outputs'
+ * arrays until the second kernel writes them, T::packed_area); float atomics add in whatever order the threads
  * arrive, so the last bits of a sum vary from run to run: not valid when bit-identical runs are
- * asked for (the radix sort). */
+ * asked for (the radix sort). The candidates are tested on packed data (T::pack: position and
+ * density with the kind, one load each), and pairs that add nothing (sph_pair_matters) fail the
+ * test, so they cost no pair body. */
 template <class T>
-__global__ void k_par_part_sym(const __grid_constant__ pass_ctx c, int32_t n, sym_sum *sum)
+__global__ void k_par_part_sym(const __grid_constant__ pass_ctx c, int32_t n, sym_sum *sum,
+                               const packed_particle *__restrict__ pk)
 {
     int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
     if (i >= n)
         return;
     typename T::view v = T::view_of(c);
-    typename T::source a = T::load(c, v, i);
+    const typename T::source a = T::unpack(c, v, pk[i], i);
     typename T::both_acc t = T::begin_both();
-    const real *X = c.f[PF_X], *Y = c.f[PF_Y], *Z = c.f[PF_Z];
-    const bool three = c.P.dim == 3;
+    const bool three = T::dim(c) == 3;
     const real cut2 = T::cutoff2(c);
-    const real xi = X[i], yi = Y[i], zi = three ? Z[i] : R(0.0);
+    const real w_min = T::w_above(a);
+    const bool typed = !__all_sync(__activemask(), a.fluid); /* one value per warp */
     const int32_t cell = c.nb.cell[i];
-    for (int r = 0; r < c.nb.nruns; ++r) {
+    /* the runs before the own row's hold no j > i */
+    for (int r = nbr_own_row_run(&c.nb); r < c.nb.nruns; ++r) {
         int32_t jb, je;
         nbr_run_range(&c.nb, cell, r, &jb, &je);
         jb = max(jb, i + 1);
         for (int32_t chunk = jb; chunk < je; chunk += 32) {
             int m = min(32, je - chunk);
-            unsigned near = near_mask<false>(X, Y, Z, three, xi, yi, zi, cut2, i, chunk, m);
+            unsigned near = typed ? packed_near_mask<true>(pk, three, a.x, a.y, a.z, w_min, cut2, chunk, m)
+                                  : packed_near_mask<false>(pk, three, a.x, a.y, a.z, w_min, cut2, chunk, m);
             while (near) {
                 int32_t j = chunk + __ffs((int)near) - 1;
                 near &= near - 1;
-                T::add_both(c, a, T::load(c, v, j), j, sum, t);
+                T::add_both(c, a, T::unpack(c, v, pk[j], j), j, sum, t);
             }
         }
     }
@@ -452,9 +558,10 @@ static int pencil_length(const launch_geom *g)
     return L;
 }
 
-/* Every pass with a symmetric form (both_acc, begin_both, add_both, end_both, finish_both, clear_both):
+/* Every pass with a symmetric form (both_acc, begin_both, add_both, end_both, finish_both, pack, unpack,
+ * w_above, packed_area):
  * X(pass id, traits). */
-#define SYM_FORM_PASSES(X) X(PASS_WCSPH_FORCES, wcsph_forces_pairs)
+#define SYM_FORM_PASSES(X) X(PASS_WCSPH_FORCES, launch_wcsph_sym)
 
 /* The pass ids of a list of (pass id, traits), and whether a pass is among them. */
 #define PASS_ID_OF(id, traits) id,
@@ -532,18 +639,45 @@ static int launch_sym(const pass_ctx *c, int32_t n, gpu_scratch *work, sl_err *e
 {
     if (n <= 0)
         return SL_OK;
-    int rc = gpu_scratch_reserve(work, (size_t)n * sizeof(sym_sum), err);
+    /* the sums, and the packed data where the pass's outputs cannot hold them */
+    packed_particle *pk = T::packed_area(c, n);
+    int rc = gpu_scratch_reserve(work, (size_t)n * (sizeof(sym_sum) + (pk ? 0 : sizeof(packed_particle))), err);
     if (rc)
         return rc;
     sym_sum *sum = (sym_sum *)work->ptr;
-    if (!T::clear_both(c, n, sum))
-        return gpu_fail_input(err, "par-part-sym: clearing the sums failed: %s", cudaGetErrorString(cudaGetLastError()));
+    if (!pk)
+        pk = (packed_particle *)(sum + n);
     unsigned blocks = (unsigned)((n + COMPACT_THREADS - 1) / COMPACT_THREADS);
-    k_par_part_sym<T><<<blocks, COMPACT_THREADS>>>(*c, n, sum);
+    k_pack<T><<<blocks, COMPACT_THREADS>>>(*c, n, pk, sum);
+    GPU_LAUNCHED("par-part-sym pack", err);
+    k_par_part_sym<T><<<blocks, COMPACT_THREADS>>>(*c, n, sum, pk);
     GPU_LAUNCHED("par-part-sym", err);
     k_sym_finish<T><<<blocks, COMPACT_THREADS>>>(*c, n, sum);
     GPU_LAUNCHED("par-part-sym finish", err);
     return SL_OK;
+}
+
+/* The WCSPH forces by par-part-sym, compiled for the option sets of the Wendland kernel and gamma 7
+ * (dimension, viscosity, diffusion: 12 of them); any other set reads its options at run time. */
+static int launch_wcsph_sym(const pass_ctx *c, int32_t n, gpu_scratch *work, sl_err *err)
+{
+    const sph_pair_options o = sph_pair_options_of(&c->P);
+    if (o.kernel == KERNEL_WENDLAND_C2 && o.gamma7) {
+#define WCSPH_SYM_FIXED(DIM, VISCOSITY, DIFFUSION)                                                    \
+    if (o.dim == DIM && o.viscosity == VISCOSITY && o.diffusion == DIFFUSION)                         \
+        return launch_sym<wcsph_forces_pairs_with<options_fixed<DIM, VISCOSITY, DIFFUSION> > >(c, n, work, err);
+#define WCSPH_SYM_FIXED_DIFFUSION(DIM, VISCOSITY)                                                     \
+    WCSPH_SYM_FIXED(DIM, VISCOSITY, SPH_NO_DIFFUSION)                                                  \
+    WCSPH_SYM_FIXED(DIM, VISCOSITY, DIFFUSION_MOLTENI)                                                 \
+    WCSPH_SYM_FIXED(DIM, VISCOSITY, DIFFUSION_FOURTAKAS)
+        WCSPH_SYM_FIXED_DIFFUSION(3, VISCOSITY_ARTIFICIAL)
+        WCSPH_SYM_FIXED_DIFFUSION(3, VISCOSITY_LAMINAR)
+        WCSPH_SYM_FIXED_DIFFUSION(2, VISCOSITY_ARTIFICIAL)
+        WCSPH_SYM_FIXED_DIFFUSION(2, VISCOSITY_LAMINAR)
+#undef WCSPH_SYM_FIXED_DIFFUSION
+#undef WCSPH_SYM_FIXED
+    }
+    return launch_sym<wcsph_forces_pairs>(c, n, work, err);
 }
 
 template <class T>
@@ -617,8 +751,8 @@ int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, con
         return gpu_fail_input(err, "strategy %s cannot run pass %d", gpu_strategy_label(strategy), pass_id);
     if (strategy == GS_PAR_PART_SYM) {
         switch (pass_id) {
-#define SYM_FORM_LAUNCH(id, traits) \
-    case id: return launch_sym<traits>(c, n, work, err);
+#define SYM_FORM_LAUNCH(id, launcher) \
+    case id: return launcher(c, n, work, err);
             SYM_FORM_PASSES(SYM_FORM_LAUNCH)
 #undef SYM_FORM_LAUNCH
         }

@@ -37,6 +37,7 @@ typedef struct sim_params {
     real kernel_norm;   /* alpha_D: normalisation of the kernel in dim dimensions */
     real mass;          /* particle mass rho0 * dp^dim (every particle) */
     real rho0, c0;
+    real inv_rho0;      /* 1/rho0: a product instead of a division per pair */
     real eos_b;         /* Tait: p = B ((rho/rho0)^gamma - 1), B = rho0 c0^2 / gamma */
     real eos_gamma;
     real g[3];          /* gravity */

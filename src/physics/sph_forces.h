@@ -49,20 +49,61 @@ typedef struct sph_particle {
     real inv_rho; /* 1/rho: one division per load instead of two per pair */
 } sph_particle;
 
-HD static inline sph_particle sph_load(const sim_params *P, const sph_force_view *v, int32_t i)
+/* The scene's options that change a pair's arithmetic. The CPU takes them from P once per particle;
+ * a GPU kernel compiled for one set passes constants, so the per-pair tests on them drop out. */
+typedef struct sph_pair_options {
+    int dim;       /* 2 or 3 */
+    int kernel;    /* enum kernel_kind */
+    int viscosity; /* enum viscosity_kind */
+    int diffusion; /* enum diffusion_kind, or SPH_NO_DIFFUSION when delta is 0 */
+    int gamma7;    /* the Tait exponent is 7 (sph_eos_sound_speed_with) */
+} sph_pair_options;
+
+enum { SPH_NO_DIFFUSION = -1 };
+
+HD static inline sph_pair_options sph_pair_options_of(const sim_params *P)
+{
+    sph_pair_options o = {P->dim, P->kernel, P->viscosity, P->delta > R(0.0) ? P->diffusion : SPH_NO_DIFFUSION,
+                          P->eos_gamma == R(7.0)};
+    return o;
+}
+
+/* Particle i with its position, density and kind given (the GPU's packed neighbour data carries
+ * them) and the rest from the view. */
+HD static inline sph_particle sph_particle_at(sph_pair_options o, const sph_force_view *v, int32_t i, real x,
+                                              real y, real z, real rho, int fluid)
 {
     sph_particle a;
-    a.x = v->x[i];
-    a.y = v->y[i];
-    a.z = P->dim == 3 ? v->z[i] : R(0.0);
+    a.x = x;
+    a.y = y;
+    a.z = z;
     a.vx = v->vx[i];
     a.vy = v->vy[i];
-    a.vz = P->dim == 3 ? v->vz[i] : R(0.0);
-    a.rho = v->rho[i];
-    a.inv_rho = R(1.0) / a.rho;
+    a.vz = o.dim == 3 ? v->vz[i] : R(0.0);
+    a.rho = rho;
+    a.inv_rho = R(1.0) / rho;
     a.p = v->p[i];
-    a.fluid = v->type[i] == PT_FLUID;
+    a.fluid = fluid;
     return a;
+}
+
+HD static inline sph_particle sph_load_with(sph_pair_options o, const sph_force_view *v, int32_t i)
+{
+    return sph_particle_at(o, v, i, v->x[i], v->y[i], o.dim == 3 ? v->z[i] : R(0.0), v->rho[i],
+                           v->type[i] == PT_FLUID);
+}
+
+HD static inline sph_particle sph_load(const sim_params *P, const sph_force_view *v, int32_t i)
+{
+    return sph_load_with(sph_pair_options_of(P), v, i);
+}
+
+/* Whether pair (i, j) adds anything: two boundary particles, both at rest, add exactly zero (no
+ * relative velocity for continuity or viscosity, no diffusion or acceleration for boundaries), so
+ * a pass may skip the pair before loading j, and every pass does. */
+HD static inline int sph_pair_matters(int fluid_i, int fluid_j)
+{
+    return fluid_i || fluid_j;
 }
 
 /* Pair (i, j) = (a, b), r2 = |x_i - x_j|^2 with 0 <= r2 < r2_max: adds what j contributes to i to
@@ -70,12 +111,12 @@ HD static inline sph_particle sph_load(const sim_params *P, const sph_force_view
  * can be evaluated once for both. The sums are symmetric: v_ji . grad_j W_ji = v_ij . grad_i W_ij
  * (continuity), grad_j W_ji = -grad_i W_ij with a pressure and viscous factor symmetric in i and j
  * (momentum), and the diffusion term changes sign with rho_j - rho_i (equal masses throughout). */
-HD static inline void sph_force_pair(const sim_params *P, const sph_particle *a, const sph_particle *b,
-                                     real dx, real dy, real dz, real r2, sph_force_acc *acc_a,
-                                     sph_force_acc *acc_b)
+HD static inline void sph_force_pair_with(const sim_params *P, sph_pair_options o, const sph_particle *a,
+                                          const sph_particle *b, real dx, real dy, real dz, real r2,
+                                          sph_force_acc *acc_a, sph_force_acc *acc_b)
 {
     real r = real_sqrt(r2);
-    real f = sph_grad_factor(P->kernel, P->kernel_norm, r, P->inv_h); /* grad_i W = f (dx, dy, dz) */
+    real f = sph_grad_factor(o.kernel, P->kernel_norm, r, P->inv_h); /* grad_i W = f (dx, dy, dz) */
     real dvx = a->vx - b->vx, dvy = a->vy - b->vy, dvz = a->vz - b->vz;
     real vdotr = dvx * dx + dvy * dy + dvz * dz;
     real m = P->mass;
@@ -93,9 +134,9 @@ HD static inline void sph_force_pair(const sim_params *P, const sph_particle *a,
         if (amu > acc_b->visc_max)
             acc_b->visc_max = amu;
     }
-    if (a->fluid && b->fluid && P->delta > R(0.0)) {
+    if (a->fluid && b->fluid && o.diffusion != SPH_NO_DIFFUSION) {
         real drho_ji = b->rho - a->rho;
-        if (P->diffusion == DIFFUSION_FOURTAKAS) /* x_j - x_i = -(dx, dy, dz) */
+        if (o.diffusion == DIFFUSION_FOURTAKAS) /* x_j - x_i = -(dx, dy, dz) */
             drho_ji += P->hydro_drho[0] * dx + P->hydro_drho[1] * dy + P->hydro_drho[2] * dz;
         /* r_ji . grad_i W = -f r^2 */
         real diffusion = R(2.0) * P->delta * P->h * P->c0 * drho_ji * (-f * r2) * inv_r2eta * m;
@@ -107,15 +148,17 @@ HD static inline void sph_force_pair(const sim_params *P, const sph_particle *a,
     if (!a->fluid && !accelerate_b)
         return;
     real s = -m * (a->p + b->p) * a->inv_rho * inv_rho_b;
+    /* 1/(rho_i + rho_j) as a reciprocal: on the GPU a fast one, where a quotient checks its range */
+    real inv_rho_sum = R(1.0) / (a->rho + b->rho);
     real gx, gy, gz; /* the force on i per unit mass; j gets minus it */
-    if (P->viscosity == VISCOSITY_ARTIFICIAL) {
+    if (o.viscosity == VISCOSITY_ARTIFICIAL) {
         if (vdotr < R(0.0))
-            s += R(2.0) * m * P->alpha * P->c0 * mu / (a->rho + b->rho); /* -m Pi_ij, rhobar = (rho_i + rho_j)/2 */
+            s += R(2.0) * m * P->alpha * P->c0 * mu * inv_rho_sum; /* -m Pi_ij, rhobar = (rho_i + rho_j)/2 */
         gx = s * f * dx;
         gy = s * f * dy;
         gz = s * f * dz;
     } else {
-        real lam = m * R(4.0) * P->nu * f * r2 * inv_r2eta / (a->rho + b->rho);
+        real lam = m * R(4.0) * P->nu * f * r2 * inv_r2eta * inv_rho_sum;
         gx = s * f * dx + lam * dvx;
         gy = s * f * dy + lam * dvy;
         gz = s * f * dz + lam * dvz;
@@ -132,14 +175,26 @@ HD static inline void sph_force_pair(const sim_params *P, const sph_particle *a,
     }
 }
 
+HD static inline void sph_force_pair(const sim_params *P, const sph_particle *a, const sph_particle *b,
+                                     real dx, real dy, real dz, real r2, sph_force_acc *acc_a,
+                                     sph_force_acc *acc_b)
+{
+    sph_force_pair_with(P, sph_pair_options_of(P), a, b, dx, dy, dz, r2, acc_a, acc_b);
+}
+
 /* The acoustic-viscous time step condition of a particle of density rho whose largest viscous
  * term is visc_max (Monaghan & Kos 1999, eq. 14): h over the signal speed c + visc_max. The step
  * falls as the speed grows, so the smallest step of a set of particles is h over their largest
  * signal speed: a pass that sees each pair once can take the largest c_j + |mu_ij| pair by pair
  * instead of the largest |mu_ij| per particle. */
+HD static inline real sph_signal_speed_with(const sim_params *P, sph_pair_options o, real rho, real visc_max)
+{
+    return sph_eos_sound_speed_with(P, o.gamma7, rho) + visc_max;
+}
+
 HD static inline real sph_signal_speed(const sim_params *P, real rho, real visc_max)
 {
-    return sph_eos_sound_speed(P, rho) + visc_max;
+    return sph_signal_speed_with(P, sph_pair_options_of(P), rho, visc_max);
 }
 
 HD static inline real sph_dt_acoustic(const sim_params *P, real signal_speed)
@@ -182,7 +237,7 @@ HD static inline void sph_force_candidate(const sim_params *P, const sph_particl
 {
     real dx = a->x - b->x, dy = a->y - b->y, dz = a->z - b->z;
     real r2 = dx * dx + dy * dy + dz * dz;
-    if (r2 < P->r2_max && j != i)
+    if (r2 < P->r2_max && j != i && sph_pair_matters(a->fluid, b->fluid))
         sph_force_pair(P, a, b, dx, dy, dz, r2, acc, (sph_force_acc *)0);
 }
 
@@ -190,16 +245,17 @@ HD static inline void sph_force_candidate(const sim_params *P, const sph_particl
 HD static inline void sph_force_particle(const sim_params *P, const nbr_view *nb, const sph_force_view *v,
                                          int32_t i)
 {
-    sph_particle a = sph_load(P, v, i);
+    sph_pair_options o = sph_pair_options_of(P);
+    sph_particle a = sph_load_with(o, v, i);
     sph_force_acc acc = {0, 0, 0, 0, 0};
     NBR_FOR_CANDIDATES(nb, i, j, {
         real dx = a.x - v->x[j], dy = a.y - v->y[j];
         real dz = P->dim == 3 ? a.z - v->z[j] : R(0.0);
         real r2 = dx * dx + dy * dy + dz * dz;
-        if (r2 >= P->r2_max || j == i)
+        if (r2 >= P->r2_max || j == i || !sph_pair_matters(a.fluid, v->type[j] == PT_FLUID))
             continue;
-        sph_particle b = sph_load(P, v, j);
-        sph_force_pair(P, &a, &b, dx, dy, dz, r2, &acc, (sph_force_acc *)0);
+        sph_particle b = sph_load_with(o, v, j);
+        sph_force_pair_with(P, o, &a, &b, dx, dy, dz, r2, &acc, (sph_force_acc *)0);
     });
     sph_force_finish(P, v, i, &a, &acc);
 }

@@ -48,12 +48,13 @@ HD static inline real sph_w(int k, real norm, real r, real inv_h)
 HD static inline real sph_grad_factor(int k, real norm, real r, real inv_h)
 {
     real q = r * inv_h;
-    if (q >= R(2.0))
-        return R(0.0);
-    if (k == KERNEL_WENDLAND_C2) {
+    if (k == KERNEL_WENDLAND_C2) { /* 1 - q/2 clamped at 0 is the support: no branch per pair */
         real a = R(1.0) - R(0.5) * q;
+        a = a > R(0.0) ? a : R(0.0);
         return norm * R(-5.0) * a * a * a * inv_h * inv_h;
     }
+    if (q >= R(2.0))
+        return R(0.0);
     /* dW/dq / (q h^2): -3 + 2.25 q for q < 1, -0.75 (2 - q)^2 / q beyond */
     if (q < R(1.0))
         return norm * (R(-3.0) + R(2.25) * q) * inv_h * inv_h;
