@@ -228,6 +228,32 @@ static void run_integrator(int verlet)
     assert_true(fabs(rho[0] - 1000) < 1e-3); /* no density rate: density unchanged */
 }
 
+/* Two boundary particles (at rest, as every boundary is) add exactly nothing to each other, for every
+ * option and whatever their densities and pressures: this is why every pass may skip such pairs
+ * (sph_pair_matters) without changing a bit of the result. */
+static void test_boundary_pairs_add_nothing(void **state)
+{
+    (void)state;
+    for (int dim = 2; dim <= 3; ++dim)
+        for (int visc = VISCOSITY_ARTIFICIAL; visc <= VISCOSITY_LAMINAR; ++visc)
+            for (int diff = DIFFUSION_FOURTAKAS; diff <= DIFFUSION_MOLTENI; ++diff) {
+                sim_params P = params(dim, KERNEL_WENDLAND_C2);
+                P.viscosity = visc;
+                P.nu = (real)1e-3;
+                P.diffusion = diff;
+                P.hydro_drho[dim - 1] = (real)-0.02;
+                sph_particle a = pair_particle(0, 0, 0, 0, 0, 0, 1003.0f, 400.0f, 0);
+                sph_particle b = pair_particle(0.012f, 0.007f, dim == 3 ? 0.004f : 0.0f, 0, 0, 0, 1000.0f, 20.0f, 0);
+                real dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z, r2 = dx * dx + dy * dy + dz * dz;
+                sph_force_acc ai = {0, 0, 0, 0, 0}, bj = {0, 0, 0, 0, 0};
+                sph_force_pair(&P, &a, &b, dx, dy, dz, r2, &ai, &bj);
+                assert_true(ai.ax == 0 && ai.ay == 0 && ai.az == 0 && ai.drho == 0 && ai.visc_max == 0);
+                assert_true(bj.ax == 0 && bj.ay == 0 && bj.az == 0 && bj.drho == 0 && bj.visc_max == 0);
+            }
+    assert_false(sph_pair_matters(0, 0));
+    assert_true(sph_pair_matters(1, 0) && sph_pair_matters(0, 1) && sph_pair_matters(1, 1));
+}
+
 static void test_symplectic_exact_for_constant_acceleration(void **state)
 {
     (void)state;
@@ -250,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_pair_both_sides_match_gather),
         cmocka_unit_test(test_delta_sph_diffuses),
         cmocka_unit_test(test_boundary_pair_moves_nothing),
+        cmocka_unit_test(test_boundary_pairs_add_nothing),
         cmocka_unit_test(test_symplectic_exact_for_constant_acceleration),
         cmocka_unit_test(test_verlet_exact_for_constant_acceleration),
     };
