@@ -565,12 +565,12 @@ static int pencil_length(const launch_geom *g)
     return L;
 }
 
-/* Every pass with a symmetric form (both_acc, begin_both, add_both, end_both, finish_both, pack, unpack,
- * w_above, packed_area):
- * X(pass id, traits). */
+/* Every pass with a symmetric form: X(pass id, launcher), the launcher running par-part-sym with the
+ * pass's traits (both_acc, begin_both, add_both, end_both, finish_both, pack, unpack, w_above,
+ * packed_area). */
 #define SYM_FORM_PASSES(X) X(PASS_WCSPH_FORCES, launch_wcsph_sym)
 
-/* The pass ids of a list of (pass id, traits), and whether a pass is among them. */
+/* The pass ids of a list of (pass id, traits or launcher), and whether a pass is among them. */
 #define PASS_ID_OF(id, traits) id,
 static const int pair_form_ids[] = {PAIR_FORM_PASSES(PASS_ID_OF)};
 static const int sym_form_ids[] = {SYM_FORM_PASSES(PASS_ID_OF)};
