@@ -155,9 +155,8 @@ struct wcsph_forces_pairs_with {
     /* The packed neighbour data (packed_particle) of particle i, and particle j from it. */
     __device__ static packed_particle pack(const pass_ctx &c, const view &v, int32_t i)
     {
-        real rho = v.rho[i];
-        packed_particle q = {v.x[i], v.y[i], OPT::get(c).dim == 3 ? v.z[i] : R(0.0),
-                             v.type[i] == PT_FLUID ? rho : -rho};
+        const source a = load(c, v, i); /* what it does not pack is never read */
+        packed_particle q = {a.x, a.y, a.z, a.fluid ? a.rho : -a.rho};
         return q;
     }
     __device__ static source unpack(const pass_ctx &c, const view &v, const packed_particle &q, int32_t j)
