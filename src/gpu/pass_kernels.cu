@@ -441,15 +441,15 @@ __device__ static inline unsigned packed_near_mask(const packed_particle *__rest
 
 /* par-part-sym: par-part-compact over half of the pairs. Thread i takes only candidates j > i (in
  * cell order the runs of the rows below its own hold none and are not visited, and its own row's
- * run is cut at i), evaluates each pair once for both particles (the pass's
- * symmetric form: add_both) and adds j's share to j's sums with atomics; i's own share goes in
- * the same way at the end, and a second kernel writes the outputs. Half the pair work of a
- * gather, for 16 bytes per particle of scratch (the sums; the packed data lie in the outputs'
- * arrays until the second kernel writes them, T::packed_area); float atomics add in whatever order the threads
- * arrive, so the last bits of a sum vary from run to run: not valid when bit-identical runs are
- * asked for (the radix sort). The candidates are tested on packed data (T::pack: position and
- * density with the kind, one load each), and pairs that add nothing (sph_pair_matters) fail the
- * test, so they cost no pair body. */
+ * run is cut at i), evaluates each pair once for both particles (the pass's symmetric form:
+ * add_both) and adds j's share to j's sums with atomics; i's own share goes in the same way at the
+ * end, and a second kernel writes the outputs. Half the pair work of a gather, for 16 bytes per
+ * particle of scratch (the sums; the packed data lie in the outputs' arrays until the second
+ * kernel writes them, T::packed_area); float atomics add in whatever order the threads arrive, so
+ * the last bits of a sum vary from run to run: not valid when bit-identical runs are asked for
+ * (the radix sort). The candidates are tested on packed data (T::pack: position and density with
+ * the kind, one load each), and pairs that add nothing (sph_pair_matters) fail the test, so they
+ * cost no pair body. */
 template <class T>
 __global__ void k_par_part_sym(const __grid_constant__ pass_ctx c, int32_t n, sym_sum *sum,
                                const packed_particle *__restrict__ pk)
