@@ -45,10 +45,9 @@ typedef struct cuda_sim {
                               * array of the transient field order_field (dead from the sort to the
                               * pass that writes it, as the reorder skips it) */
     int order_field;
-    real *transient_slab;    /* the transient fields' arrays, one after another in field order: they
-                              * stay there (the reorder does not move them), so a pass may use the
-                              * memory of several as one (par-part-sym's packed neighbour data) */
-    uint8_t in_slab[PF_MAX]; /* f[k] lies in transient_slab */
+    real *field_slab;        /* every real field's array, one after another (see alloc_arrays) */
+    int rotating[GPU_GATHER_MAX_FIELDS]; /* the transient fields whose arrays the reorder hands on */
+    int nrotating;
     int32_t *cell_start;     /* ncells + 2 */
     int32_t *counters;       /* [0] particles inside, [1] most particles in a cell */
     gpu_scratch scratch;
@@ -82,14 +81,11 @@ static void remember_error(sim *s, const sl_err *err)
 
 static void free_arrays(cuda_sim *st)
 {
-    for (int k = 0; k < PF_MAX; ++k) {
-        if (!st->in_slab[k])
-            cudaFree(st->f[k]);
+    for (int k = 0; k < PF_MAX; ++k)
         st->f[k] = NULL;
-        st->in_slab[k] = 0;
-    }
-    cudaFree(st->transient_slab);
-    st->transient_slab = NULL;
+    cudaFree(st->field_slab);
+    st->field_slab = NULL;
+    st->nrotating = 0;
     cudaFree(st->id);
     cudaFree(st->type);
     cudaFree(st->tag);
@@ -117,25 +113,35 @@ const char *gpu_strategy_label(int strategy)
                                                 : "?";
 }
 
+/* The real fields' arrays lie in one slab: first the persistent fields, then the rotating transient
+ * fields (the first transients, up to GPU_GATHER_MAX_FIELDS, but not the last one), then the other
+ * transients. A rebuild gathers the persistent fields, as many at a time as there are rotating
+ * arrays, into the rotating arrays and then each batch into the arrays the batch before left (see
+ * reorder_fields): the arrays taken in turn run round the first part of the slab as a ring, so
+ * the rotating fields always end up in arrays one after another in field order (where the ring's
+ * length is a multiple of their number: the 16 of WCSPH with Verlet), and par-part-sym can keep
+ * its packed data in the four arrays of ax..drho. The last transient field's array holds the
+ * sort's permutation (its contents are dead from the sort to the pass that writes it). */
 static int alloc_arrays(cuda_sim *st, const particles *p, sl_err *err)
 {
     free_arrays(st);
     size_t n = p->n, m = n ? n : 1;
-    int nfields = p->nfields, ntransient = 0;
-    for (int k = 0; k < nfields; ++k)
-        ntransient += p->transient[k] != 0;
-    if (ntransient)
-        GPU_TRY(cudaMalloc(&st->transient_slab, (size_t)ntransient * m * sizeof(real)), err);
+    int nfields = p->nfields;
+    GPU_TRY(cudaMalloc(&st->field_slab, (size_t)nfields * m * sizeof(real)), err);
     st->order_field = -1;
-    for (int k = 0, t = 0; k < nfields; ++k) {
-        if (p->transient[k]) {
-            st->f[k] = st->transient_slab + (size_t)t++ * m;
-            st->in_slab[k] = 1;
-            if (st->order_field < 0)
-                st->order_field = k;
-        } else {
-            GPU_TRY(cudaMalloc(&st->f[k], m * sizeof(real)), err);
-        }
+    for (int k = 0; k < nfields; ++k)
+        if (p->transient[k])
+            st->order_field = k;
+    int place = 0;
+    for (int k = 0; k < nfields; ++k)
+        if (!p->transient[k])
+            st->f[k] = st->field_slab + (size_t)place++ * m;
+    for (int k = 0; k < nfields; ++k) {
+        if (!p->transient[k])
+            continue;
+        if (k != st->order_field && st->nrotating < GPU_GATHER_MAX_FIELDS)
+            st->rotating[st->nrotating++] = k;
+        st->f[k] = st->field_slab + (size_t)place++ * m;
     }
     GPU_TRY(cudaMalloc(&st->id, m * sizeof(int32_t)), err);
     GPU_TRY(cudaMalloc(&st->type, m), err);
@@ -388,6 +394,65 @@ static int compute_cells(sim *s, sl_err *err)
     return SL_OK;
 }
 
+/* The particle arrays in the sort's order. The persistent fields go over in batches as wide as the
+ * rotating arrays (alloc_arrays), each batch into the arrays that are free at that point, which are
+ * first the rotating fields' and then those the batch before left; the last batch's leave the
+ * rotating fields their new arrays. Without rotating fields the batches are of one field and the
+ * scratch is the first free array; the field that landed there moves to the last freed array, one
+ * copy. Identities, kinds and tags go through the scratch. */
+static int reorder_fields(sim *s, const int32_t *order, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    size_t n = s->p.n;
+    int rc;
+    const size_t id_bytes = sizeof(int32_t) + 2 * sizeof(uint8_t);
+    if ((rc = gpu_scratch_reserve(&st->scratch, n * (sizeof(real) > id_bytes ? sizeof(real) : id_bytes), err)))
+        return rc;
+    real *const tmp = (real *)st->scratch.ptr;
+    real *spare[GPU_GATHER_MAX_FIELDS + PF_MAX]; /* a queue: taken at head, handed in at tail */
+    int head = 0, tail = 0;
+    const int width = st->nrotating > 0 ? st->nrotating : 1;
+    for (int r = 0; r < st->nrotating; ++r)
+        spare[tail++] = st->f[st->rotating[r]];
+    if (!st->nrotating)
+        spare[tail++] = tmp;
+    int batch[GPU_GATHER_MAX_FIELDS], count = 0;
+    for (int k = 0; k <= st->nfields; ++k) {
+        if (k < st->nfields && !s->p.transient[k])
+            batch[count++] = k;
+        if (count == 0 || (count < width && k < st->nfields))
+            continue;
+        const real *src[GPU_GATHER_MAX_FIELDS];
+        real *dst[GPU_GATHER_MAX_FIELDS];
+        for (int q = 0; q < count; ++q) {
+            src[q] = st->f[batch[q]];
+            dst[q] = spare[head++];
+        }
+        if ((rc = gpu_gather_reals(src, dst, count, order, n, err)))
+            return rc;
+        for (int q = 0; q < count; ++q) {
+            spare[tail++] = st->f[batch[q]];
+            st->f[batch[q]] = dst[q];
+        }
+        count = 0;
+    }
+    for (int r = 0; r < st->nrotating; ++r)
+        st->f[st->rotating[r]] = spare[head++];
+    for (int k = 0; k < st->nfields && !st->nrotating; ++k)
+        if (st->f[k] == tmp) {
+            GPU_TRY(cudaMemcpyAsync(spare[head], tmp, n * sizeof(real), cudaMemcpyDeviceToDevice), err);
+            st->f[k] = spare[head];
+        }
+    int32_t *id_out = (int32_t *)tmp;
+    uint8_t *type_out = (uint8_t *)(id_out + n), *tag_out = type_out + n;
+    if ((rc = gpu_gather_ids(st->id, st->type, st->tag, id_out, type_out, tag_out, order, n, err)))
+        return rc;
+    GPU_TRY(cudaMemcpyAsync(st->id, id_out, n * sizeof(int32_t), cudaMemcpyDeviceToDevice), err);
+    GPU_TRY(cudaMemcpyAsync(st->type, type_out, n, cudaMemcpyDeviceToDevice), err);
+    GPU_TRY(cudaMemcpyAsync(st->tag, tag_out, n, cudaMemcpyDeviceToDevice), err);
+    return SL_OK;
+}
+
 static int cuda_build_cells(sim *s, sl_err *err)
 {
     int rc;
@@ -407,47 +472,8 @@ static int cuda_build_cells(sim *s, sl_err *err)
         return rc;
     timer_stop(s, "build.sort", st->sort == GPU_SORT_RADIX ? "radix" : st->scan == GPU_SCAN_CUB ? "counting+cub" : "counting+blocked");
     timer_start(s);
-    /* Each field is gathered into a free array, which becomes the field; its old array is the next
-     * free one. The first free array is a transient field's (its contents are dead until the pass
-     * that writes it), else the scratch (the sort is done with it); at the end the field that
-     * landed there moves to the last freed array, one copy, so the transient field keeps its place
-     * in the slab and no spare field-sized array is kept. */
-    if ((rc = gpu_scratch_reserve(&st->scratch, n * (sizeof(real) > sizeof(int32_t) ? sizeof(real) : sizeof(int32_t)),
-                                  err)))
+    if ((rc = reorder_fields(s, order, err)))
         return rc;
-    void *tmp = st->scratch.ptr;
-    int free_field = -1;
-    for (int k = 0; k < st->nfields && free_field < 0; ++k)
-        if (s->p.transient[k] && k != st->order_field)
-            free_field = k;
-    real *first = free_field >= 0 ? st->f[free_field] : (real *)tmp;
-    real *freed = first;
-    int landed_first = -1;
-    for (int k = 0; k < st->nfields; ++k) {
-        if (s->p.transient[k])
-            continue;
-        real *dst = freed;
-        if ((rc = gpu_gather_real(st->f[k], dst, order, n, err)))
-            return rc;
-        if (dst == first)
-            landed_first = k;
-        freed = st->f[k];
-        st->f[k] = dst;
-    }
-    if (landed_first >= 0) {
-        GPU_TRY(cudaMemcpyAsync(freed, first, n * sizeof(real), cudaMemcpyDeviceToDevice), err);
-        st->f[landed_first] = freed;
-    }
-    /* the other arrays through the scratch */
-    if ((rc = gpu_gather_i32(st->id, (int32_t *)tmp, order, n, err)))
-        return rc;
-    GPU_TRY(cudaMemcpyAsync(st->id, tmp, n * sizeof(int32_t), cudaMemcpyDeviceToDevice), err);
-    if ((rc = gpu_gather_u8(st->type, (uint8_t *)tmp, order, n, err)))
-        return rc;
-    GPU_TRY(cudaMemcpyAsync(st->type, tmp, n, cudaMemcpyDeviceToDevice), err);
-    if ((rc = gpu_gather_u8(st->tag, (uint8_t *)tmp, order, n, err)))
-        return rc;
-    GPU_TRY(cudaMemcpyAsync(st->tag, tmp, n, cudaMemcpyDeviceToDevice), err);
     /* the cells of the sorted particles from their sorted positions: the same function of the same
      * values as the keys, so no second cell array is kept for the sort's sorted keys */
     if ((rc = compute_cells(s, err)))

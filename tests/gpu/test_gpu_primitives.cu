@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <deque>
 #include <vector>
 
 namespace {
@@ -304,32 +305,55 @@ void test_gathers()
             order[i] = (int32_t)i;
         for (size_t i = n; i > 1; --i)
             std::swap(order[i - 1], order[r.next() % i]);
-        std::vector<real> fr(n);
-        std::vector<int32_t> fi(n);
-        std::vector<uint8_t> fu(n);
+        std::vector<std::vector<real>> fr(GPU_GATHER_MAX_FIELDS, std::vector<real>(n)), gr = fr;
+        std::vector<int32_t> fi(n), gi(n);
+        std::vector<uint8_t> fu(n), fv(n), gu(n), gv(n);
         for (size_t i = 0; i < n; ++i) {
-            fr[i] = (real)(r.uniform() * 2 - 1);
+            for (auto &f : fr)
+                f[i] = (real)(r.uniform() * 2 - 1);
             fi[i] = (int32_t)r.next();
             fu[i] = (uint8_t)r.next();
+            fv[i] = (uint8_t)r.next();
         }
-        std::vector<real> gr(n);
-        std::vector<int32_t> gi(n);
-        std::vector<uint8_t> gu(n);
         for (size_t k = 0; k < n; ++k) {
-            gr[k] = fr[order[k]];
+            for (size_t f = 0; f < fr.size(); ++f)
+                gr[f][k] = fr[f][order[k]];
             gi[k] = fi[order[k]];
             gu[k] = fu[order[k]];
+            gv[k] = fv[order[k]];
         }
         dev<int32_t> d_order(order), d_fi(fi), d_gi(n);
-        dev<real> d_fr(fr), d_gr(n);
-        dev<uint8_t> d_fu(fu), d_gu(n);
-        MUST(gpu_gather_real(d_fr.p, d_gr.p, d_order.p, n, &err));
-        MUST(gpu_gather_i32(d_fi.p, d_gi.p, d_order.p, n, &err));
-        MUST(gpu_gather_u8(d_fu.p, d_gu.p, d_order.p, n, &err));
-        CHECK(first_diff(d_gr.get(), gr) < 0, "gather real n=%zu wrong", n);
-        CHECK(first_diff(d_gi.get(), gi) < 0, "gather i32 n=%zu wrong", n);
-        CHECK(first_diff(d_gu.get(), gu) < 0, "gather u8 n=%zu wrong", n);
+        dev<uint8_t> d_fu(fu), d_fv(fv), d_gu(n), d_gv(n);
+        /* every width, each array of a call checked (a wrong index or stride shows in one of them) */
+        for (int count = 1; count <= GPU_GATHER_MAX_FIELDS; ++count) {
+            std::deque<dev<real>> d_src, d_dst; /* dev is neither copied nor moved */
+            for (int f = 0; f < count; ++f) {
+                d_src.emplace_back(fr[f]);
+                d_dst.emplace_back(n);
+            }
+            const real *src[GPU_GATHER_MAX_FIELDS];
+            real *dst[GPU_GATHER_MAX_FIELDS];
+            for (int f = 0; f < count; ++f) {
+                src[f] = d_src[f].p;
+                dst[f] = d_dst[f].p;
+            }
+            MUST(gpu_gather_reals(src, dst, count, d_order.p, n, &err));
+            for (int f = 0; f < count; ++f)
+                CHECK(first_diff(d_dst[f].get(), gr[f]) < 0, "gather of %d reals, array %d, n=%zu wrong", count, f, n);
+        }
+        dev<real> d_one(fr[0]), d_one_out(n);
+        MUST(gpu_gather_real(d_one.p, d_one_out.p, d_order.p, n, &err));
+        CHECK(first_diff(d_one_out.get(), gr[0]) < 0, "gather real n=%zu wrong", n);
+        MUST(gpu_gather_ids(d_fi.p, d_fu.p, d_fv.p, d_gi.p, d_gu.p, d_gv.p, d_order.p, n, &err));
+        CHECK(first_diff(d_gi.get(), gi) < 0, "gather ids: ids n=%zu wrong", n);
+        CHECK(first_diff(d_gu.get(), gu) < 0, "gather ids: types n=%zu wrong", n);
+        CHECK(first_diff(d_gv.get(), gv) < 0, "gather ids: tags n=%zu wrong", n);
     }
+    const real *none_src[1] = {NULL};
+    real *none_dst[1] = {NULL};
+    CHECK(gpu_gather_reals(none_src, none_dst, 0, NULL, 1, &err) == SL_ERR_RUNTIME, "gather of 0 arrays accepted");
+    CHECK(gpu_gather_reals(none_src, none_dst, GPU_GATHER_MAX_FIELDS + 1, NULL, 1, &err) == SL_ERR_RUNTIME,
+          "gather of too many arrays accepted");
     printf("gathers: done\n");
 }
 
