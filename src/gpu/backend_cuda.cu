@@ -48,6 +48,8 @@ typedef struct cuda_sim {
     real *field_slab;        /* every real field's array, one after another (see alloc_arrays) */
     int rotating[GPU_GATHER_MAX_FIELDS]; /* the transient fields whose arrays the reorder hands on */
     int nrotating;
+    real *pad[GPU_GATHER_MAX_FIELDS];    /* arrays that fill the ring up to a multiple of nrotating */
+    int npad;
     int32_t *cell_start;     /* ncells + 2 */
     int32_t *counters;       /* [0] particles inside, [1] most particles in a cell */
     gpu_scratch scratch;
@@ -85,7 +87,7 @@ static void free_arrays(cuda_sim *st)
         st->f[k] = NULL;
     cudaFree(st->field_slab);
     st->field_slab = NULL;
-    st->nrotating = 0;
+    st->nrotating = st->npad = 0;
     cudaFree(st->id);
     cudaFree(st->type);
     cudaFree(st->tag);
@@ -113,36 +115,43 @@ const char *gpu_strategy_label(int strategy)
                                                 : "?";
 }
 
-/* The real fields' arrays lie in one slab: first the persistent fields, then the rotating transient
- * fields (the first transients, up to GPU_GATHER_MAX_FIELDS, but not the last one), then the other
+/* The real fields' arrays lie in one slab: first the persistent fields, then as many spare arrays
+ * as make their number a multiple of the rotating fields', then the rotating transient fields (the
+ * first transients, up to GPU_GATHER_MAX_FIELDS, but not the last one), then the other
  * transients. A rebuild gathers the persistent fields, as many at a time as there are rotating
  * arrays, into the rotating arrays and then each batch into the arrays the batch before left (see
- * reorder_fields): the arrays taken in turn run round the first part of the slab as a ring, so
- * the rotating fields always end up in arrays one after another in field order (where the ring's
- * length is a multiple of their number: the 16 of WCSPH with Verlet), and par-part-sym can keep
- * its packed data in the four arrays of ax..drho. The last transient field's array holds the
- * sort's permutation (its contents are dead from the sort to the pass that writes it). */
+ * reorder_fields): the arrays taken in turn run round the first part of the slab as a ring of a
+ * whole number of batches, so the rotating fields always end up in arrays one after another in
+ * field order, and par-part-sym can keep its packed data in the four arrays of ax..drho (WCSPH:
+ * 12 persistent fields with Verlet, 15 and one spare with the symplectic integrator). The last
+ * transient field's array holds the sort's permutation (its contents are dead from the sort to
+ * the pass that writes it). */
 static int alloc_arrays(cuda_sim *st, const particles *p, sl_err *err)
 {
     free_arrays(st);
     size_t n = p->n, m = n ? n : 1;
-    int nfields = p->nfields;
-    GPU_TRY(cudaMalloc(&st->field_slab, (size_t)nfields * m * sizeof(real)), err);
+    int nfields = p->nfields, npersistent = 0;
     st->order_field = -1;
-    for (int k = 0; k < nfields; ++k)
+    for (int k = 0; k < nfields; ++k) {
         if (p->transient[k])
             st->order_field = k;
+        else
+            ++npersistent;
+    }
+    for (int k = 0; k < nfields; ++k)
+        if (p->transient[k] && k != st->order_field && st->nrotating < GPU_GATHER_MAX_FIELDS)
+            st->rotating[st->nrotating++] = k;
+    st->npad = st->nrotating ? (st->nrotating - npersistent % st->nrotating) % st->nrotating : 0;
+    GPU_TRY(cudaMalloc(&st->field_slab, (size_t)(nfields + st->npad) * m * sizeof(real)), err);
     int place = 0;
     for (int k = 0; k < nfields; ++k)
         if (!p->transient[k])
             st->f[k] = st->field_slab + (size_t)place++ * m;
-    for (int k = 0; k < nfields; ++k) {
-        if (!p->transient[k])
-            continue;
-        if (k != st->order_field && st->nrotating < GPU_GATHER_MAX_FIELDS)
-            st->rotating[st->nrotating++] = k;
-        st->f[k] = st->field_slab + (size_t)place++ * m;
-    }
+    for (int q = 0; q < st->npad; ++q)
+        st->pad[q] = st->field_slab + (size_t)place++ * m;
+    for (int k = 0; k < nfields; ++k)
+        if (p->transient[k])
+            st->f[k] = st->field_slab + (size_t)place++ * m;
     GPU_TRY(cudaMalloc(&st->id, m * sizeof(int32_t)), err);
     GPU_TRY(cudaMalloc(&st->type, m), err);
     GPU_TRY(cudaMalloc(&st->tag, m), err);
@@ -394,12 +403,13 @@ static int compute_cells(sim *s, sl_err *err)
     return SL_OK;
 }
 
-/* The particle arrays in the sort's order. The persistent fields go over in batches as wide as the
- * rotating arrays (alloc_arrays), each batch into the arrays that are free at that point, which are
- * first the rotating fields' and then those the batch before left; the last batch's leave the
- * rotating fields their new arrays. Without rotating fields the batches are of one field and the
- * scratch is the first free array; the field that landed there moves to the last freed array, one
- * copy. Identities, kinds and tags go through the scratch. */
+/* The particle arrays in the sort's order. The persistent fields (and the spare arrays after them)
+ * go over in batches as wide as the rotating arrays (alloc_arrays), each batch into the arrays that
+ * are free at that point, which are first the rotating fields' and then those the batch before
+ * left; the last batch's leave the rotating fields their new arrays. A spare array's contents are
+ * not moved, only its place. Without rotating fields the batches are of one field and the scratch
+ * is the first free array; the field that landed there moves to the last freed array, one copy.
+ * Identities, kinds and tags go through the scratch. */
 static int reorder_fields(sim *s, const int32_t *order, sl_err *err)
 {
     cuda_sim *st = state_of(s);
@@ -409,32 +419,43 @@ static int reorder_fields(sim *s, const int32_t *order, sl_err *err)
     if ((rc = gpu_scratch_reserve(&st->scratch, n * (sizeof(real) > id_bytes ? sizeof(real) : id_bytes), err)))
         return rc;
     real *const tmp = (real *)st->scratch.ptr;
-    real *spare[GPU_GATHER_MAX_FIELDS + PF_MAX]; /* a queue: taken at head, handed in at tail */
+    /* the ring's order: the persistent fields in field order, then the spare arrays */
+    real **ring[PF_MAX + GPU_GATHER_MAX_FIELDS];
+    int moved[PF_MAX + GPU_GATHER_MAX_FIELDS], len = 0;
+    for (int k = 0; k < st->nfields; ++k)
+        if (!s->p.transient[k]) {
+            moved[len] = 1;
+            ring[len++] = &st->f[k];
+        }
+    for (int q = 0; q < st->npad; ++q) {
+        moved[len] = 0;
+        ring[len++] = &st->pad[q];
+    }
+    real *spare[2 * GPU_GATHER_MAX_FIELDS + PF_MAX]; /* a queue: taken at head, handed in at tail */
     int head = 0, tail = 0;
     const int width = st->nrotating > 0 ? st->nrotating : 1;
     for (int r = 0; r < st->nrotating; ++r)
         spare[tail++] = st->f[st->rotating[r]];
     if (!st->nrotating)
         spare[tail++] = tmp;
-    int batch[GPU_GATHER_MAX_FIELDS], count = 0;
-    for (int k = 0; k <= st->nfields; ++k) {
-        if (k < st->nfields && !s->p.transient[k])
-            batch[count++] = k;
-        if (count == 0 || (count < width && k < st->nfields))
-            continue;
+    for (int b = 0; b < len; b += width) {
+        const int count = len - b < width ? len - b : width;
         const real *src[GPU_GATHER_MAX_FIELDS];
-        real *dst[GPU_GATHER_MAX_FIELDS];
+        real *dst[GPU_GATHER_MAX_FIELDS], *to[GPU_GATHER_MAX_FIELDS];
+        int gathered = 0;
         for (int q = 0; q < count; ++q) {
-            src[q] = st->f[batch[q]];
-            dst[q] = spare[head++];
+            to[q] = spare[head++];
+            if (moved[b + q]) {
+                src[gathered] = *ring[b + q];
+                dst[gathered++] = to[q];
+            }
         }
-        if ((rc = gpu_gather_reals(src, dst, count, order, n, err)))
+        if (gathered && (rc = gpu_gather_reals(src, dst, gathered, order, n, err)))
             return rc;
         for (int q = 0; q < count; ++q) {
-            spare[tail++] = st->f[batch[q]];
-            st->f[batch[q]] = dst[q];
+            spare[tail++] = *ring[b + q];
+            *ring[b + q] = to[q];
         }
-        count = 0;
     }
     for (int r = 0; r < st->nrotating; ++r)
         st->f[st->rotating[r]] = spare[head++];
@@ -680,7 +701,7 @@ extern "C" size_t cuda_device_bytes(const sim *s)
     const cuda_sim *st = state_of(s);
     if (!st)
         return 0;
-    size_t per = (size_t)st->nfields * sizeof(real) + sizeof(int32_t) + 2 + sizeof(int32_t) +
+    size_t per = (size_t)(st->nfields + st->npad) * sizeof(real) + sizeof(int32_t) + 2 + sizeof(int32_t) +
                  (st->order ? sizeof(int32_t) : 0);
     return st->cap * per + ((size_t)s->g.ncells + 2) * sizeof(int32_t) + st->scratch.bytes;
 }

@@ -332,11 +332,10 @@ static void wcsph_sym_cpu_gpu(void **state)
     cpu_and_gpu_agree("wcsph", -1, "counting", GPU_STRATEGY_PAR_PART_SYM, 5e-3);
 }
 
-/* The scene's symplectic integrator has three position histories, 15 reordered fields: the CUDA
- * reorder hands the four rotating arrays on in batches of 4, 4, 4 and 3, so from the fourth rebuild
- * on the arrays ax..drho receive are not always one after another and par-part-sym keeps its
- * packed data in the scratch instead. With Verlet (12 fields, the benchmark's) they always are,
- * and the packed data live in them: both paths checked. */
+/* The scene's symplectic integrator has three position histories, 15 reordered fields, which the
+ * CUDA backend's ring of arrays takes with one spare array (4 batches of 4); with Verlet (the
+ * benchmark's) there are 12 and no spare: both rings checked, each keeping par-part-sym's packed
+ * data in the rotating arrays ax..drho. */
 static void wcsph_sym_verlet_cpu_gpu(void **state)
 {
     (void)state;
