@@ -69,6 +69,10 @@ typedef struct backend {
     int (*p2m_spread)(const struct sim *s, struct p2m_grid *g, int method, sl_err *err);
     /* Releases what the backend allocated for s (may be NULL). */
     void (*release)(struct sim *s);
+    /* The first error that run_pass, reduce or cg_solve (which return none) met since the last call,
+     * into err, and forgotten; SL_OK when none. NULL where they cannot fail. The engine asks after
+     * each time step and step, so a failed kernel ends the run with its own message. */
+    int (*take_error)(struct sim *s, sl_err *err);
 } backend;
 
 extern const backend backend_cpu;

@@ -244,12 +244,16 @@ static int bench_one(const bench_options *o, const backend *be, scene *sc, sl_er
     for (long k = 0; k < warm + o->steps; ++k) {
         if (k == warm)
             t0 = profile_now();
-        double dt = s.sch->time_step(&s);
+        double dt;
+        if ((rc = s.sch->time_step(&s, &dt, err)) || (rc = sim_backend_error(&s, err))) {
+            sim_free(&s);
+            return rc;
+        }
         if (!(dt > 0) || !isfinite(dt)) {
             sim_free(&s);
             return sl_fail(err, SL_ERR_RUNTIME, "bench: the time step became %g at step %ld", dt, k);
         }
-        if ((rc = s.sch->step(&s, dt, err))) {
+        if ((rc = s.sch->step(&s, dt, err)) || (rc = sim_backend_error(&s, err))) {
             sim_free(&s);
             return rc;
         }
@@ -262,9 +266,12 @@ static int bench_one(const bench_options *o, const backend *be, scene *sc, sl_er
     s.prof.enabled = 1;
     profile_reset(&s.prof);
     for (long k = 0; k < o->steps; ++k) {
-        double dt = s.sch->time_step(&s);
-        if ((rc = s.sch->step(&s, dt, err)))
-            break;
+        double dt;
+        if ((rc = s.sch->time_step(&s, &dt, err)) || (rc = s.sch->step(&s, dt, err)) ||
+            (rc = sim_backend_error(&s, err))) {
+            sim_free(&s);
+            return rc;
+        }
         s.step++;
         s.t += dt;
     }

@@ -424,7 +424,14 @@ static int cmd_check(int argc, char **argv)
         printf("%s%d", a ? " x " : "", g->nc[a]);
     printf(" with margins), width %g m, ndiv %d: %d runs of %d cells per particle\n", (double)g->cell_width,
            g->ndiv, g->view.nruns, 2 * g->ndiv + 1);
-    double dt = s.sch->time_step(&s);
+    double dt;
+    sl_err terr;
+    if ((rc = s.sch->time_step(&s, &dt, &terr))) {
+        fprintf(stderr, "%s: %s\n", sc.path, terr.msg);
+        sim_free(&s);
+        scene_free(&sc);
+        return rc;
+    }
     printf("%-16s%.4g s at the start (CFL %g); about %.3g steps to t = %g s\n", "time step", dt, sc.cfl,
            dt > 0 ? sc.end_time / dt : 0.0, sc.end_time);
     int nsnap = (int)floor(sc.end_time / sc.out_interval + 1e-9) + 1;

@@ -132,7 +132,9 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
         rc = notify_observers(o, s, &quit, err);
     while (rc == SL_OK && !quit && s->t < end * (1 - 1e-12) && !stop_signal &&
            (o->max_steps < 0 || s->step - steps0 < o->max_steps)) {
-        double dt = s->sch->time_step(s);
+        double dt;
+        if ((rc = s->sch->time_step(s, &dt, err)) || (rc = sim_backend_error(s, err)))
+            break;
         if (dt_first == 0)
             dt_first = dt;
         if (!(dt > 1e-6 * dt_first) || !isfinite(dt)) {
@@ -144,8 +146,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
         }
         double t_next = fmin(next_index * interval, end);
         dt = fit_to_output(s->t, dt, t_next);
-        rc = s->sch->step(s, dt, err);
-        if (rc)
+        if ((rc = s->sch->step(s, dt, err)) || (rc = sim_backend_error(s, err)))
             break;
         s->step++;
         s->t = (s->t + dt >= t_next * (1 - 1e-12)) ? t_next : s->t + dt;

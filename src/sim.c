@@ -81,6 +81,11 @@ int sim_sync_device(sim *s, sl_err *err)
     return s->be && s->be->to_device ? s->be->to_device(s, err) : SL_OK;
 }
 
+int sim_backend_error(sim *s, sl_err *err)
+{
+    return s->be && s->be->take_error ? s->be->take_error(s, err) : SL_OK;
+}
+
 void sim_free(sim *s)
 {
     if (s->be && s->be->release)

@@ -44,6 +44,10 @@ void sim_sync_host(sim *s);
 /* Sends host changes of s->p (a restart) to the backend's copy. */
 int sim_sync_device(sim *s, sl_err *err);
 
+/* The error the backend's passes, reductions or CG met since the last call (backend.take_error),
+ * or SL_OK: a step's driver asks after each time step and step. */
+int sim_backend_error(sim *s, sl_err *err);
+
 /* Bytes held per particle and in total (particle arrays + grid), for `sluice check`. */
 size_t sim_memory_bytes(const sim *s);
 

@@ -706,10 +706,15 @@ extern "C" size_t cuda_device_bytes(const sim *s)
     return st->cap * per + ((size_t)s->g.ncells + 2) * sizeof(int32_t) + st->scratch.bytes;
 }
 
-extern "C" const char *cuda_last_error(const sim *s)
+/* backend.take_error: the first error remember_error kept since the last call */
+static int cuda_take_error(sim *s, sl_err *err)
 {
-    const cuda_sim *st = state_of(s);
-    return st && st->last_error[0] ? st->last_error : NULL;
+    cuda_sim *st = state_of(s);
+    if (!st || !st->last_error[0])
+        return SL_OK;
+    snprintf(err->msg, sizeof err->msg, "%s", st->last_error);
+    st->last_error[0] = '\0';
+    return SL_ERR_RUNTIME;
 }
 
 extern "C" const char *cuda_strategy_label(int strategy)
@@ -826,4 +831,5 @@ extern "C" const backend backend_cuda = {
     cuda_device_view,
     cuda_p2m_spread,
     cuda_release,
+    cuda_take_error,
 };

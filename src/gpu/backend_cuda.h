@@ -17,9 +17,6 @@ int cuda_device_present(void);
 /* Device memory held for s (particle arrays, grid, scratch), bytes. */
 size_t cuda_device_bytes(const struct sim *s);
 
-/* The first CUDA error met by a call that cannot return one (run_pass, reduce), or NULL. */
-const char *cuda_last_error(const struct sim *s);
-
 /* The name of a strategy (enum gpu_strategy of pass_kernels.h): "par-part", ... */
 const char *cuda_strategy_label(int strategy);
 

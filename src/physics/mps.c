@@ -194,18 +194,21 @@ static int emps_init(sim *s, sl_err *err)
 
 /* ---- stepping ------------------------------------------------------------------------------ */
 
-static double mps_time_step(sim *s)
+static int mps_time_step(sim *s, double *dt, sl_err *err)
 {
+    (void)err;
     const sim_params *P = &s->P;
     size_t n = s->p.n; /* the grid may not be built yet; speeds of particles outside are 0 */
     double umax = n ? s->be->reduce(s, REDUCE_MAX, s->args.slot[MS_SPEED], 0, n) : 0;
-    if (umax != umax)
-        return NAN;
+    if (umax != umax) {
+        *dt = NAN;
+        return SL_OK;
+    }
     double l0 = P->dp;
-    double dt = is_explicit(s) ? P->cfl * l0 / (P->c0 + umax) : P->cfl * l0 / fmax(umax, P->mps.u_ref);
+    *dt = is_explicit(s) ? P->cfl * l0 / (P->c0 + umax) : P->cfl * l0 / fmax(umax, P->mps.u_ref);
     if (P->nu > 0)
-        dt = fmin(dt, 0.2 * l0 * l0 / P->nu); /* explicit viscosity */
-    return dt;
+        *dt = fmin(*dt, 0.2 * l0 * l0 / P->nu); /* explicit viscosity */
+    return SL_OK;
 }
 
 static int mps_step(sim *s, double dt, sl_err *err)

@@ -11,8 +11,10 @@ typedef struct scheme {
     const char *description;
     /* Derives parameters from the scene, adds the scheme's particle fields, sets initial values. */
     int (*init)(struct sim *s, sl_err *err);
-    /* Largest stable time step for the current state. */
-    double (*time_step)(struct sim *s);
+    /* Largest stable time step for the current state into *dt (not finite or not positive when the
+     * state has gone unstable, which the caller reports); an error when computing it failed (a
+     * cell rebuild out of memory, a device error), so that it is not taken for an instability. */
+    int (*time_step)(struct sim *s, double *dt, sl_err *err);
     /* Advances the state by dt (neighbour lists are the scheme's to rebuild when it moves particles). */
     int (*step)(struct sim *s, double dt, sl_err *err);
     /* Fills /particles/pressure etc. from the scheme's own state before output (may be NULL). */

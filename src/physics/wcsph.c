@@ -98,14 +98,14 @@ static int rates(sim *s, sl_err *err)
     return SL_OK;
 }
 
-static double wcsph_time_step(sim *s)
+static int wcsph_time_step(sim *s, double *dt, sl_err *err)
 {
-    sl_err err;
-    if (rates(s, &err))
-        return NAN;
-    if (s->g.n_inside == 0)
-        return INFINITY;
-    return s->P.cfl * s->be->reduce(s, REDUCE_MIN, s->args.slot[WS_DT_LIMIT], 0, s->g.n_inside);
+    int rc = rates(s, err);
+    if (rc)
+        return rc;
+    *dt = s->g.n_inside == 0 ? INFINITY
+                             : s->P.cfl * s->be->reduce(s, REDUCE_MIN, s->args.slot[WS_DT_LIMIT], 0, s->g.n_inside);
+    return SL_OK;
 }
 
 static int wcsph_step(sim *s, double dt, sl_err *err)

@@ -370,6 +370,32 @@ static void radix_runs_bit_identical(void **state)
     }
 }
 
+/* A pass the backend has no kernel for fails inside run_pass, which returns nothing: take_error
+ * hands the failure on once, with the backend's message, and then has nothing more to say. */
+static void failed_pass_is_taken_once(void **state)
+{
+    (void)state;
+    scene sc;
+    sim s;
+    sl_err err;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/scenes/dam_break_2d.cfg", source_dir);
+    if (scene_load(&sc, path, &err))
+        fail_msg("%s", err.msg);
+    if (sim_create(&s, &sc, &backend_cuda, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(sim_backend_error(&s, &err), SL_OK);
+    const pass unknown = {"no such pass", 9999, NULL, 0};
+    backend_cuda.run_pass(&s, &unknown, s.p.n);
+    int rc = sim_backend_error(&s, &err);
+    printf("run_pass of an unknown pass, then take_error: %d, %s\n", rc, err.msg);
+    assert_int_equal(rc, SL_ERR_RUNTIME);
+    assert_non_null(strstr(err.msg, "no kernel for pass 9999"));
+    assert_int_equal(sim_backend_error(&s, &err), SL_OK);
+    sim_free(&s);
+    scene_free(&sc);
+}
+
 int main(int argc, char **argv)
 {
     if (!cuda_device_present()) {
@@ -386,6 +412,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(mps_cpu_gpu),
         cmocka_unit_test(emps_cpu_gpu),
         cmocka_unit_test(radix_runs_bit_identical),
+        cmocka_unit_test(failed_pass_is_taken_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
