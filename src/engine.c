@@ -75,6 +75,7 @@ static double fit_to_output(double t, double dt, double t_next)
 int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
 {
     memset(sum, 0, sizeof *sum);
+    s->quiet = o->quiet;
     const scene *sc = s->sc;
     double end = o->until >= 0 ? o->until : sc->end_time;
     const char *dir = o->out_dir ? o->out_dir : sc->out_dir;

@@ -20,7 +20,7 @@ typedef struct run_options {
     const char *out_dir; /* NULL: the scene's output.directory */
     double until;        /* end time; < 0: the scene's simulation.end_time */
     long max_steps;      /* < 0: no limit */
-    int quiet;           /* no progress output */
+    int quiet;           /* no progress output, no informational lines on stderr */
     const char *restart; /* a checkpoint to continue from, or NULL */
     engine_observer observers[ENGINE_MAX_OBSERVERS];
     int nobservers;

@@ -26,6 +26,8 @@ typedef struct sim {
     void *scheme_data;                   /* owned by the scheme, freed with free() */
     void *backend_data;                  /* owned by the backend, freed by be->release */
     profile prof;                        /* phase times, when prof.enabled */
+    int quiet;                           /* no informational lines on stderr (the CUDA backend's
+                                          * strategy choices): a quiet run's stderr holds errors only */
 } sim;
 
 /* Builds the particles from the scene, derives the parameters, initialises the scheme and sorts

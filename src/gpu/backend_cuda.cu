@@ -572,7 +572,7 @@ static int measure(sim *s, const pass *ps, size_t n, pass_choice *ch, sl_err *er
     /* a strategy timed and not kept (par-part-sym in double) may have grown the scratch: give it
      * back, and let the next user reserve what it needs */
     gpu_scratch_free(&st->scratch);
-    if (first && getenv("SLUICE_QUIET_STRATEGIES") == NULL)
+    if (first && !s->quiet && getenv("SLUICE_QUIET_STRATEGIES") == NULL)
         fprintf(stderr, "sluice: strategy for %s (%zu particles, at most %d per cell):%s -> %s\n", ps->name, n,
                 st->max_per_cell, line, gpu_strategy_label(ch->strategy));
     return SL_OK;
