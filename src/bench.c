@@ -245,7 +245,7 @@ static int bench_one(const bench_options *o, const backend *be, scene *sc, sl_er
         if (k == warm)
             t0 = profile_now();
         double dt;
-        if ((rc = s.sch->time_step(&s, &dt, err)) || (rc = sim_backend_error(&s, err))) {
+        if ((rc = sim_time_step(&s, &dt, err))) {
             sim_free(&s);
             return rc;
         }
@@ -253,7 +253,7 @@ static int bench_one(const bench_options *o, const backend *be, scene *sc, sl_er
             sim_free(&s);
             return sl_fail(err, SL_ERR_RUNTIME, "bench: the time step became %g at step %ld", dt, k);
         }
-        if ((rc = s.sch->step(&s, dt, err)) || (rc = sim_backend_error(&s, err))) {
+        if ((rc = sim_step(&s, dt, err))) {
             sim_free(&s);
             return rc;
         }
@@ -267,8 +267,7 @@ static int bench_one(const bench_options *o, const backend *be, scene *sc, sl_er
     profile_reset(&s.prof);
     for (long k = 0; k < o->steps; ++k) {
         double dt;
-        if ((rc = s.sch->time_step(&s, &dt, err)) || (rc = s.sch->step(&s, dt, err)) ||
-            (rc = sim_backend_error(&s, err))) {
+        if ((rc = sim_time_step(&s, &dt, err)) || (rc = sim_step(&s, dt, err))) {
             sim_free(&s);
             return rc;
         }

@@ -426,7 +426,7 @@ static int cmd_check(int argc, char **argv)
            g->ndiv, g->view.nruns, 2 * g->ndiv + 1);
     double dt;
     sl_err terr;
-    if ((rc = s.sch->time_step(&s, &dt, &terr))) {
+    if ((rc = sim_time_step(&s, &dt, &terr))) {
         fprintf(stderr, "%s: %s\n", sc.path, terr.msg);
         sim_free(&s);
         scene_free(&sc);

@@ -134,7 +134,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     while (rc == SL_OK && !quit && s->t < end * (1 - 1e-12) && !stop_signal &&
            (o->max_steps < 0 || s->step - steps0 < o->max_steps)) {
         double dt;
-        if ((rc = s->sch->time_step(s, &dt, err)) || (rc = sim_backend_error(s, err)))
+        if ((rc = sim_time_step(s, &dt, err)))
             break;
         if (dt_first == 0)
             dt_first = dt;
@@ -147,7 +147,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
         }
         double t_next = fmin(next_index * interval, end);
         dt = fit_to_output(s->t, dt, t_next);
-        if ((rc = s->sch->step(s, dt, err)) || (rc = sim_backend_error(s, err)))
+        if ((rc = sim_step(s, dt, err)))
             break;
         s->step++;
         s->t = (s->t + dt >= t_next * (1 - 1e-12)) ? t_next : s->t + dt;

@@ -86,6 +86,18 @@ int sim_backend_error(sim *s, sl_err *err)
     return s->be && s->be->take_error ? s->be->take_error(s, err) : SL_OK;
 }
 
+int sim_time_step(sim *s, double *dt, sl_err *err)
+{
+    int rc = s->sch->time_step(s, dt, err);
+    return rc ? rc : sim_backend_error(s, err);
+}
+
+int sim_step(sim *s, double dt, sl_err *err)
+{
+    int rc = s->sch->step(s, dt, err);
+    return rc ? rc : sim_backend_error(s, err);
+}
+
 void sim_free(sim *s)
 {
     if (s->be && s->be->release)

@@ -47,8 +47,15 @@ void sim_sync_host(sim *s);
 int sim_sync_device(sim *s, sl_err *err);
 
 /* The error the backend's passes, reductions or CG met since the last call (backend.take_error),
- * or SL_OK: a step's driver asks after each time step and step. */
+ * or SL_OK. sim_time_step and sim_step ask it. */
 int sim_backend_error(sim *s, sl_err *err);
+
+/* The scheme's stable time step for the current state (scheme.time_step), and then any error
+ * the backend met on the way: what every driver of a run calls. */
+int sim_time_step(sim *s, double *dt, sl_err *err);
+
+/* The scheme's step by dt (scheme.step), and then any error the backend met on the way. */
+int sim_step(sim *s, double dt, sl_err *err);
 
 /* Bytes held per particle and in total (particle arrays + grid), for `sluice check`. */
 size_t sim_memory_bytes(const sim *s);
