@@ -408,7 +408,8 @@ static int compute_cells(sim *s, sl_err *err)
  * are free at that point, which are first the rotating fields' and then those the batch before
  * left; the last batch's leave the rotating fields their new arrays. A spare array's contents are
  * not moved, only its place. Without rotating fields the batches are of one field and the scratch
- * is the first free array; the field that landed there moves to the last freed array, one copy.
+ * is the first free array; the first field, which landed there, moves to the last freed array, one
+ * copy.
  * Identities, kinds and tags go through the scratch. */
 static int reorder_fields(sim *s, const int32_t *order, sl_err *err)
 {
@@ -421,16 +422,13 @@ static int reorder_fields(sim *s, const int32_t *order, sl_err *err)
     real *const tmp = (real *)st->scratch.ptr;
     /* the ring's order: the persistent fields in field order, then the spare arrays */
     real **ring[PF_MAX + GPU_GATHER_MAX_FIELDS];
-    int moved[PF_MAX + GPU_GATHER_MAX_FIELDS], len = 0;
+    int len = 0;
     for (int k = 0; k < st->nfields; ++k)
-        if (!s->p.transient[k]) {
-            moved[len] = 1;
+        if (!s->p.transient[k])
             ring[len++] = &st->f[k];
-        }
-    for (int q = 0; q < st->npad; ++q) {
-        moved[len] = 0;
+    const int persistent = len; /* ring[k] for k >= persistent: spares, whose contents do not move */
+    for (int q = 0; q < st->npad; ++q)
         ring[len++] = &st->pad[q];
-    }
     real *spare[2 * GPU_GATHER_MAX_FIELDS + PF_MAX]; /* a queue: taken at head, handed in at tail */
     int head = 0, tail = 0;
     const int width = st->nrotating > 0 ? st->nrotating : 1;
@@ -445,7 +443,7 @@ static int reorder_fields(sim *s, const int32_t *order, sl_err *err)
         int gathered = 0;
         for (int q = 0; q < count; ++q) {
             to[q] = spare[head++];
-            if (moved[b + q]) {
+            if (b + q < persistent) {
                 src[gathered] = *ring[b + q];
                 dst[gathered++] = to[q];
             }
@@ -459,11 +457,10 @@ static int reorder_fields(sim *s, const int32_t *order, sl_err *err)
     }
     for (int r = 0; r < st->nrotating; ++r)
         st->f[st->rotating[r]] = spare[head++];
-    for (int k = 0; k < st->nfields && !st->nrotating; ++k)
-        if (st->f[k] == tmp) {
-            GPU_TRY(cudaMemcpyAsync(spare[head], tmp, n * sizeof(real), cudaMemcpyDeviceToDevice), err);
-            st->f[k] = spare[head];
-        }
+    if (!st->nrotating && persistent > 0) { /* the first field, batch 0, lies in the scratch */
+        GPU_TRY(cudaMemcpyAsync(spare[head], tmp, n * sizeof(real), cudaMemcpyDeviceToDevice), err);
+        *ring[0] = spare[head];
+    }
     int32_t *id_out = (int32_t *)tmp;
     uint8_t *type_out = (uint8_t *)(id_out + n), *tag_out = type_out + n;
     if ((rc = gpu_gather_ids(st->id, st->type, st->tag, id_out, type_out, tag_out, order, n, err)))

@@ -342,8 +342,8 @@ __global__ void k_pencil(const __grid_constant__ pass_ctx c, const launch_geom g
 enum { COMPACT_THREADS = 128 };
 
 /* Bit k set for each neighbour chunk + k of target i at (xi, yi, zi), k < m <= 32: closer than
- * sqrt(cut2) (CUBE: along every axis) and, where the chunk may hold i (SELF), not i. */
-template <bool CUBE, bool SELF = true>
+ * sqrt(cut2) (CUBE: along every axis) and not i. */
+template <bool CUBE>
 __device__ static inline unsigned near_mask(const real *X, const real *Y, const real *Z, bool three, real xi,
                                             real yi, real zi, real cut2, int32_t i, int32_t chunk, int m)
 {
@@ -353,7 +353,7 @@ __device__ static inline unsigned near_mask(const real *X, const real *Y, const 
         int32_t j = chunk + k;
         real dx = xi - X[j], dy = yi - Y[j], dz = three ? zi - Z[j] : R(0.0);
         real d2 = CUBE ? fmax(dx * dx, fmax(dy * dy, dz * dz)) : dx * dx + dy * dy + dz * dz;
-        if (d2 < cut2 && (!SELF || j != i))
+        if (d2 < cut2 && j != i)
             near |= 1u << k;
     }
     return near;
