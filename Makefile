@@ -1,7 +1,7 @@
 # Makefile: the two set-up commands of the README, wrapping CMake.
 #   make run    installs what is missing, builds, runs scenes/dam_break_2d.cfg
-#   make test   installs what is missing, builds, runs every test through ctest (but ParaView's)
-#   make test-paraview  installs ParaView and python3-h5py/matplotlib, runs the post-processing tests
+#   make test   installs what is missing (ParaView and python3-h5py/matplotlib for the post-processing
+#               tests too), builds, runs every test through ctest
 BUILD      ?= build
 SCENE      ?= scenes/dam_break_2d.cfg
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
@@ -12,11 +12,11 @@ CMAKE_ARGS ?=
 DEB_PACKAGES = build-essential cmake pkg-config libhdf5-dev libconfig-dev libcmocka-dev \
                libglfw3-dev libepoxy-dev libpng-dev libgl-dev libegl-dev \
                xvfb xauth libgl1-mesa-dri libegl-mesa0 libglx-mesa0
-# ... and those of the post-processing tests (ParaView's pvpython, tools/sluice-report).
+# ... and those of the post-processing tests only (ParaView's pvpython, tools/sluice-report).
 POST_PACKAGES = python3-paraview python3-h5py python3-numpy python3-matplotlib
 
 
-.PHONY: all deps configure build run test test-paraview clean
+.PHONY: all deps configure build run test clean
 
 all: build
 
@@ -35,11 +35,8 @@ run: build
 	./$(BUILD)/sluice run $(SCENE)
 
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE paraview
-
-test-paraview: build
 	@bash tools/install-deps.sh $(POST_PACKAGES)
-	cd $(BUILD) && ctest --output-on-failure -L paraview
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD)
