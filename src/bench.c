@@ -2,6 +2,7 @@
  * of every phase, the strategy of every pass and the memory per particle. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
+#include "bench_floors.h"
 
 #include "backend.h"
 #include "scene.h"
@@ -215,21 +216,53 @@ static double spacing_for(scene *sc, double target, sl_err *err)
     return dp;
 }
 
-static void print_phases(const sim *s, double step_seconds, long steps)
+/* The phases' times with the arithmetic floor of each modelled phase (bench_floors.h), then the
+ * step's floors against its time. */
+static void print_phases(const sim *s, const bench_work *w, const bench_machine *m, double step_seconds, long steps)
 {
     const profile *pr = &s->prof;
-    double total = 0;
+    const double n = (double)s->g.n_inside;
+    double total = 0, flop_step = 0, matvecs = 0;
     for (int k = 0; k < pr->nphases; ++k)
         total += pr->phase[k].seconds;
-    printf("  %-22s %10s %8s %12s  %s\n", "phase", "ms/step", "share", "calls/step", "strategy");
+    printf("  %-22s %10s %8s %12s %11s  %s\n", "phase", "ms/step", "share", "calls/step", "flop-floor", "strategy");
     for (int k = 0; k < pr->nphases; ++k) {
         const profile_phase *ph = &pr->phase[k];
-        printf("  %-22s %10.4f %7.1f%% %12.1f  %s\n", ph->name, 1e3 * ph->seconds / (double)steps,
-               total > 0 ? 100.0 * ph->seconds / total : 0.0, (double)ph->calls / (double)steps,
-               ph->detail ? ph->detail : "");
+        double calls = (double)ph->calls / (double)steps;
+        double flop = calls * bench_phase_flop(s, w, ph->name);
+        char floor_ms[32] = "-";
+        if (flop > 0)
+            snprintf(floor_ms, sizeof floor_ms, "%.4f", 1e3 * n * flop / m->peak_flops);
+        flop_step += flop;
+        if (strcmp(ph->name, "mps.ppe_apply") == 0)
+            matvecs = calls;
+        printf("  %-22s %10.4f %7.1f%% %12.1f %11s  %s\n", ph->name, 1e3 * ph->seconds / (double)steps,
+               total > 0 ? 100.0 * ph->seconds / total : 0.0, calls, floor_ms, ph->detail ? ph->detail : "");
     }
     printf("  (phases timed one by one, with a device synchronisation each: %.4f ms/step in all, against\n"
            "   %.4f ms/step for the untimed steps)\n", 1e3 * total / (double)steps, 1e3 * step_seconds);
+    double bytes = bench_step_bytes(s, matvecs);
+    double flop_ms = 1e3 * n * flop_step / m->peak_flops, mem_ms = 1e3 * n * bytes / m->bandwidth;
+    double larger = flop_ms > mem_ms ? flop_ms : mem_ms;
+    printf("  floors per step: arithmetic %.4f ms (%.0f flop per particle in the modelled passes, %s at %.3g\n"
+           "   flop/s), memory %.4f ms (%.0f bytes per particle, %s at %.3g B/s); the step takes %.1f times the\n"
+           "   larger\n",
+           flop_ms, flop_step, m->peak_name, m->peak_flops, mem_ms, bytes, m->memory_name, m->bandwidth,
+           larger > 0 ? 1e3 * step_seconds / larger : 0.0);
+}
+
+/* The work per particle the floors come from. */
+static void print_work(const bench_work *w)
+{
+    printf("  work per particle on the starting layout: %.1f candidates (%.1f of fluid targets)", w->candidates,
+           w->candidates_fluid);
+    for (int k = 0; k < w->nradii; ++k)
+        printf(", %.1f neighbours within %.4g m (%.1f of fluid targets)", w->neighbours[k], (double)w->radius[k],
+               w->neighbours_fluid[k]);
+    if (w->nradii == 1)
+        printf("; pairs j > i: %.1f candidates, %.1f neighbours, %.1f of them of two fluid particles",
+               w->candidates_after, w->neighbours_after, w->fluid_pairs_after);
+    printf("\n");
 }
 
 /* Warm-up, timed steps, then the same again with every phase timed. */
@@ -239,6 +272,8 @@ static int bench_one(const bench_options *o, const backend *be, scene *sc, sl_er
     int rc = sim_create(&s, sc, be, err);
     if (rc)
         return rc;
+    bench_work work;
+    bench_count_work(&s, &work);
     long warm = 5;
     double t0 = 0, elapsed = 0;
     for (long k = 0; k < warm + o->steps; ++k) {
@@ -285,7 +320,9 @@ static int bench_one(const bench_options *o, const backend *be, scene *sc, sl_er
            sc->dp, o->steps);
     printf("  %.4g particle-steps/s   %.3f ns per particle-step   %.4f ms per step   %.0f %s bytes per particle\n",
            n / step_s, 1e9 * step_s / n, 1e3 * step_s, (double)bytes / n, be == &backend_cpu ? "host" : "device");
-    print_phases(&s, step_s, o->steps);
+    print_work(&work);
+    bench_machine m = bench_machine_of(be == &backend_cpu, omp_get_max_threads());
+    print_phases(&s, &work, &m, step_s, o->steps);
     if (s.sch->summary) {
         char line[512];
         s.sch->summary(&s, line, sizeof line);

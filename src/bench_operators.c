@@ -20,6 +20,7 @@
  * caches) / 4.8 TB/s; for * the CPU backend at a nominal 20 GB/s. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
+#include "bench_floors.h"
 
 #include "backend.h"
 #include "physics/mps.h"
@@ -56,11 +57,6 @@ static const char usage_operators[] =
 #define RE_FACTOR 3.1   /* re / l0 */
 #define CELL_FACTOR 1.1 /* cell width (before ndiv) / re */
 #define L0 0.01         /* m */
-#define H200_FP32 67e12
-#define H200_FP64 34e12
-#define H200_HBM 4.8e12
-#define CPU_FLOP_PER_THREAD 6e9 /* 3 GHz x 2 flop/cycle */
-#define CPU_DRAM 20e9           /* nominal */
 
 enum { OP_GRADIENT, OP_LAPLACIAN, OP_LSMPS, OP_COUNT };
 enum { DOM_SPHERICAL, DOM_CUBIC, DOM_COUNT };
@@ -227,34 +223,6 @@ static int make_lattice(const op_options *o, int domain, int ndiv, const backend
     return rc;
 }
 
-/* Candidates (the particles of the forward-star runs, i itself included) and neighbours (in the
- * weight's domain, w > 0, j != i) per particle, averaged; from the host copy of the grid. */
-static void count_neighbours(sim *s, double *cand, double *nbr)
-{
-    sim_sync_host(s);
-    pass_ctx c = sim_host_ctx(s);
-    mps_scope sc = mps_pass_scope(&c, mps_kernel_n(&c.P), MPS_EVERY_CLASS);
-    size_t n = s->g.n_inside;
-    double tc = 0, tn = 0;
-#pragma omp parallel for reduction(+ : tc, tn) schedule(static)
-    for (size_t k = 0; k < n; ++k) {
-        int32_t i = (int32_t)k;
-        mps_particle a = mps_pass_particle(&c, i, 0, 0, 0, 0);
-        long cc = 0, nn = 0;
-        NBR_FOR_CANDIDATES(&c.nb, i, j, {
-            ++cc;
-            mps_particle b = mps_pass_particle(&c, j, 0, 0, 0, 0);
-            mps_pair g;
-            if (mps_neighbour_weight(&sc, &a, i, &b, j, &g) > R(0.0))
-                ++nn;
-        });
-        tc += (double)cc;
-        tn += (double)nn;
-    }
-    *cand = n ? tc / (double)n : 0;
-    *nbr = n ? tn / (double)n : 0;
-}
-
 static const pass *op_pass(int op)
 {
     return op == OP_GRADIENT ? &mps_pass_op_gradient : op == OP_LAPLACIAN ? &mps_pass_op_laplacian
@@ -355,13 +323,8 @@ static double time_cpu(sim *s, int op, int reps)
     return reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
 }
 
-typedef struct floors {
-    double peak_flops, bandwidth;
-    const char *peak_name;
-} floors;
-
 static void print_row(int op, int domain, int ndiv, const char *strategy, double ms, size_t n, double cand, double nbr,
-                      const floors *fl, double err, const char *check)
+                      const bench_machine *fl, double err, const char *check)
 {
     double flop = cand * flop_candidate[op][domain] + nbr * flop_neighbour[op][domain];
     double bytes = (double)(4 + reals_out[op]) * sizeof(real) + 1 + 4;
@@ -376,7 +339,7 @@ static void print_row(int op, int domain, int ndiv, const char *strategy, double
            mem_ms, ms > 0 ? 100.0 * bound / ms : 0.0, e, check);
 }
 
-static int bench_lattice(const op_options *o, const backend *be, int domain, int ndiv, const floors *fl, sl_err *err)
+static int bench_lattice(const op_options *o, const backend *be, int domain, int ndiv, const bench_machine *fl, sl_err *err)
 {
     scene sc;
     sim s;
@@ -384,8 +347,9 @@ static int bench_lattice(const op_options *o, const backend *be, int domain, int
     if (rc)
         return rc;
     size_t n = s.g.n_inside;
-    double cand, nbr;
-    count_neighbours(&s, &cand, &nbr);
+    bench_work work; /* at re_n = re: the operators' radius */
+    bench_count_work(&s, &work);
+    double cand = work.candidates, nbr = work.neighbours[0];
     real *ref = malloc(3 * n * sizeof(real)), *out = malloc(3 * n * sizeof(real));
     if (!ref || !out) {
         free(ref);
@@ -447,16 +411,7 @@ int bench_operators_main(int argc, char **argv)
         fprintf(stderr, "sluice: %s\n", err.msg);
         return rc;
     }
-    floors fl;
-    if (be == &backend_cpu) {
-        fl.peak_flops = CPU_FLOP_PER_THREAD * omp_get_max_threads();
-        fl.bandwidth = CPU_DRAM;
-        fl.peak_name = "CPU";
-    } else {
-        fl.peak_flops = REAL_IS_DOUBLE ? H200_FP64 : H200_FP32;
-        fl.bandwidth = H200_HBM;
-        fl.peak_name = REAL_IS_DOUBLE ? "H200 FP64" : "H200 FP32";
-    }
+    bench_machine fl = bench_machine_of(be == &backend_cpu, omp_get_max_threads());
     long n = (long)o.lattice * o.lattice * o.lattice;
     printf("MPS operators on a %d^3 lattice (%ld particles), l0 = %g m, re = %.1f l0, cells %.1f re / ndiv; %s; %s "
            "backend",
@@ -464,7 +419,7 @@ int bench_operators_main(int argc, char **argv)
     if (be == &backend_cpu)
         printf(" (%d threads)", omp_get_max_threads());
     printf("\nfloors: arithmetic at %.3g flop/s (%s), memory at %.3g B/s (%s); median of %d runs\n",
-           fl.peak_flops, fl.peak_name, fl.bandwidth, be == &backend_cpu ? "nominal DRAM" : "HBM3e", o.reps);
+           fl.peak_flops, fl.peak_name, fl.bandwidth, fl.memory_name, o.reps);
     printf("columns: median ms per pass and ns per particle; candidates, neighbours and flops per particle; the\n"
            "arithmetic floor (ms); bytes per particle and the memory floor (ms); the larger floor as a share of the\n"
            "time; the largest error against the exact derivative away from the faces; the largest difference\n"

@@ -1,0 +1,47 @@
+/* bench_floors.h: what a phase of a step must at least cost, for `sluice bench`: the work counted on
+ * the particles' layout, and the arithmetic and memory-traffic floors that follow from it at the
+ * machine's peak rates. */
+#ifndef SLUICE_BENCH_FLOORS_H
+#define SLUICE_BENCH_FLOORS_H
+
+#include "real.h"
+#include "sim.h"
+
+/* Peak rates the floors are held to. */
+typedef struct bench_machine {
+    double peak_flops, bandwidth;       /* flop/s, bytes/s */
+    const char *peak_name, *memory_name;
+} bench_machine;
+
+/* The CUDA backend's (H200: 67 Tflop/s FP32, 34 FP64, non-tensor; HBM3e 4.8 TB/s) or the CPU's
+ * (threads x 3 GHz x 2 flop/cycle, scalar code; a nominal 20 GB/s). */
+bench_machine bench_machine_of(int cpu, int threads);
+
+/* Per particle, averaged over the particles inside the domain: the candidates (every particle of
+ * the forward-star runs, i included) and the neighbours within each of the scheme's radii (WCSPH:
+ * the kernel support, pairs that matter, sph_pair_matters; MPS: re_n and re_lap, in the weight's
+ * domain, every class); the same summed over fluid targets only (divided by all particles: the
+ * passes that work for fluid particles alone); and for WCSPH the symmetric form's share, the pairs
+ * j > i, with those of two fluid particles. */
+typedef struct bench_work {
+    int nradii;
+    real radius[2];
+    double candidates, candidates_fluid;
+    double neighbours[2], neighbours_fluid[2];
+    double candidates_after, neighbours_after, fluid_pairs_after;
+} bench_work;
+
+/* Counts on the host copy of the grid (sim_sync_host first). */
+void bench_count_work(sim *s, bench_work *w);
+
+/* Flop per particle of one call of the phase `name` (the passes' names), counted from the code as
+ * the operators benchmark counts them; 0 for a phase without a model (the sort, the updates, the
+ * passes whose work depends on options the model leaves out). */
+double bench_phase_flop(const sim *s, const bench_work *w, const char *name);
+
+/* Bytes per particle a step must move through memory at least: every real field of the state read
+ * and written once (the reorder moves them all), the identities, kinds and tags likewise, and
+ * each of the `matvecs` matrix-vector products of the CG solve its positions and vectors. */
+double bench_step_bytes(const sim *s, double matvecs);
+
+#endif
