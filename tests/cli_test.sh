@@ -52,6 +52,8 @@ check "bench box" 0 "$exe" bench --backend cpu --case box --particles 3000 --ste
 expect_in "bench box" "$work/out" "particle-steps/s"
 expect_in "bench box" "$work/out" "wcsph.forces"
 expect_in "bench box" "$work/out" "host bytes per particle"
+expect_in "bench box" "$work/out" "work per particle on the starting layout"
+expect_in "bench box" "$work/out" "floors per step: arithmetic"
 check "bench emps" 0 "$exe" bench --backend cpu --case box --method emps --particles 2000 --steps 2 --threads 1
 expect_in "bench emps" "$work/out" "mps.density"
 check "bench bad case" 2 "$exe" bench --case lake
