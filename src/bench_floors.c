@@ -139,16 +139,18 @@ static double wcsph_forces_flop(const sim_params *P, const bench_work *w)
     return 8 * w->candidates_after + (pair + diffusion) * w->fluid_pairs_after + (pair - 3) * boundary_pairs;
 }
 
-/* MPS passes with the MPS operators (LSMPS: no model). Per candidate and sweep 9 (r_ij 3, |r_ij|^2
- * 5, the domain test 1); per neighbour the weight, 5 (quadratic, bench_operators.c), and the pair:
- * the number density 1, the Laplacian 3 per velocity component, the divergence 11, the Poisson
- * product 2, the gradient 9 (and a first sweep for the minimum pressure when stabilised). The
+/* MPS passes with the MPS operators (LSMPS: no model). Per candidate and sweep the test of its
+ * domain, per neighbour the weight (bench_floors.h), and the pair: the number density 1, the
+ * Laplacian per velocity component, the divergence 11, the Poisson product 2, the gradient (and a
+ * first sweep for the minimum pressure when stabilised). The
  * passes that work for fluid particles alone count the fluid targets' candidates and neighbours
  * (the Poisson passes too, which also take the walls next to the fluid but skip the surface). */
 static double mps_flop(const sim *s, const bench_work *w, const char *name)
 {
     const sim_params *P = &s->P;
-    const double cand = 9, weight = 5;
+    const int cube = mps_domain_is_cube(P);
+    const double cand = cube ? FLOP_CANDIDATE_CUBE : FLOP_CANDIDATE_SPHERE;
+    const double weight = cube ? FLOP_WEIGHT_CUBIC : FLOP_WEIGHT_QUADRATIC;
     const int dim = P->dim, is_explicit = s->args.flag;
     const double *nbr = w->neighbours, *nbr_f = w->neighbours_fluid;
     if (strcmp(name, "mps.density") == 0)
@@ -156,7 +158,7 @@ static double mps_flop(const sim *s, const bench_work *w, const char *name)
     if (strcmp(name, "mps.accel") == 0) {
         if (P->mps.lsmps)
             return 0;
-        double lap = P->nu > 0 ? (weight + 3 * dim) * nbr_f[1] : 0;
+        double lap = P->nu > 0 ? (weight + FLOP_MPS_LAPLACIAN * dim) * nbr_f[1] : 0;
         return cand * w->candidates + (weight + 1) * nbr[0] + lap;
     }
     if (strcmp(name, "mps.collision") == 0)
@@ -171,7 +173,8 @@ static double mps_flop(const sim *s, const bench_work *w, const char *name)
         if (P->mps.lsmps)
             return 0;
         int two_sweeps = !is_explicit && P->mps.stabilised;
-        return cand * w->candidates_fluid * (two_sweeps ? 2 : 1) + (weight + 9 + (two_sweeps ? weight : 0)) * nbr_f[0];
+        return cand * w->candidates_fluid * (two_sweeps ? 2 : 1) +
+               (weight + FLOP_MPS_GRADIENT + (two_sweeps ? weight : 0)) * nbr_f[0];
     }
     return 0;
 }

@@ -7,6 +7,25 @@
 #include "real.h"
 #include "sim.h"
 
+/* Flops of the MPS pieces, counted from the code (mps_operators.h, lsmps.h, mps_weight.h) with the
+ * rules of bench_floors.c:
+ *   a candidate: r_ij 3 sub, |r_ij|^2 3 mul 2 add (8), and the domain test: r2 < re * re (1 mul) in
+ *     the sphere, |x_a| < re (0) in the cube;
+ *   the weight: quadratic: re * re, sqrt, / re, 1 - q, q^2 (5); cubic: 3 x (/ re, 1 - q), ax ay az,
+ *     w^2 (9);
+ *   pairs: MPS gradient: phi_j - phat, * w, / r2, 3 mul-adds (9); Laplacian, per component:
+ *     phi_j - phi_i, * w, + (3); first-order LSMPS (3D): q = r / rs (3), dphi (1), w dphi (1), per
+ *     unknown a: w p_a (1), b_a += (2), M_aq += for q <= a (2 each) (21): 26. */
+enum bench_mps_flop {
+    FLOP_CANDIDATE_SPHERE = 9,
+    FLOP_CANDIDATE_CUBE = 8,
+    FLOP_WEIGHT_QUADRATIC = 5,
+    FLOP_WEIGHT_CUBIC = 9,
+    FLOP_MPS_GRADIENT = 9,
+    FLOP_MPS_LAPLACIAN = 3,
+    FLOP_LSMPS_GRADIENT = 26
+};
+
 /* Peak rates the floors are held to. */
 typedef struct bench_machine {
     double peak_flops, bandwidth;       /* flop/s, bytes/s */

@@ -64,18 +64,14 @@ enum { DOM_SPHERICAL, DOM_CUBIC, DOM_COUNT };
 static const char *const op_name[OP_COUNT] = {"mps-gradient", "mps-laplacian", "lsmps-gradient"};
 static const char *const dom_name[DOM_COUNT] = {"spherical", "cubic"};
 
-/* Flops per candidate and per neighbour, [op][domain], counted from the code:
- *   candidate: r_ij 3 sub, |r_ij|^2 3 mul 2 add (8); the domain test: r2 < re * re (1 mul) or
- *              |x_a| < re (0): spherical 9, cubic 8. lsmps_fit_pair has its own neighbour test, the
- *              same count.
- *   neighbour: the weight: quadratic: re * re (1), sqrt (1), / re (1), 1 - q (1), q^2 (1) = 5;
- *              cubic: 3 x (/ re, 1 - q) (6), ax ay az (2), w^2 (1) = 9;
- *              MPS gradient pair: phi_j - phat, * w, / r2, 3 mul-adds = 9;
- *              Laplacian pair: phi_j - phi_i, * w, + = 3;
- *              LSMPS pair (3D, first order): q = r / rs (3 mul), dphi (1), w dphi (1), per unknown
- *              a: w p_a (1), b_a += (2), M_aq += for q <= a (2 each): 3 + 6 + 12 = 21; in all 26. */
-static const double flop_candidate[OP_COUNT][DOM_COUNT] = {{9, 8}, {9, 8}, {9, 8}};
-static const double flop_neighbour[OP_COUNT][DOM_COUNT] = {{5 + 9, 9 + 9}, {5 + 3, 9 + 3}, {5 + 26, 9 + 26}};
+/* Flops per candidate and per neighbour (the weight and the pair), [op][domain] (bench_floors.h). */
+static const double flop_candidate[OP_COUNT][DOM_COUNT] = {{FLOP_CANDIDATE_SPHERE, FLOP_CANDIDATE_CUBE},
+                                                           {FLOP_CANDIDATE_SPHERE, FLOP_CANDIDATE_CUBE},
+                                                           {FLOP_CANDIDATE_SPHERE, FLOP_CANDIDATE_CUBE}};
+static const double flop_neighbour[OP_COUNT][DOM_COUNT] = {
+    {FLOP_WEIGHT_QUADRATIC + FLOP_MPS_GRADIENT, FLOP_WEIGHT_CUBIC + FLOP_MPS_GRADIENT},
+    {FLOP_WEIGHT_QUADRATIC + FLOP_MPS_LAPLACIAN, FLOP_WEIGHT_CUBIC + FLOP_MPS_LAPLACIAN},
+    {FLOP_WEIGHT_QUADRATIC + FLOP_LSMPS_GRADIENT, FLOP_WEIGHT_CUBIC + FLOP_LSMPS_GRADIENT}};
 /* Reals written per particle: the gradient 3, the Laplacian 1, LSMPS 3 and the fallback count. */
 static const int reals_out[OP_COUNT] = {3, 1, 4};
 
