@@ -8,8 +8,8 @@
  * copy of the grid to the host (the same for both algorithms) in its own column. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "p2m_grid.h"
-#include "scene.h"
+#include "io/p2m_grid.h"
+#include "base/scene.h"
 #ifdef SLUICE_HAVE_CUDA
 #include "gpu/backend_cuda.h"
 #include "gpu/p2m_cuda.h"

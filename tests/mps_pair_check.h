@@ -15,9 +15,9 @@
 #ifndef SLUICE_MPS_PAIR_CHECK_H
 #define SLUICE_MPS_PAIR_CHECK_H
 
-#include "physics/mps_passes.h"
-#include "scene.h"
-#include "sim.h"
+#include "schemes/mps/mps_passes.h"
+#include "base/scene.h"
+#include "core/sim.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "bench_floors.h"
-#include "scene.h"
-#include "sim.h"
+#include "bench/bench_floors.h"
+#include "base/scene.h"
+#include "core/sim.h"
 
 #include <math.h>
 #include <stdio.h>

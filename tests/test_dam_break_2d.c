@@ -6,10 +6,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine.h"
-#include "scene.h"
-#include "physics/mps.h"
-#include "sim.h"
+#include "run/engine.h"
+#include "base/scene.h"
+#include "schemes/mps/mps.h"
+#include "core/sim.h"
 #include "test_util.h"
 
 #include <hdf5.h>

@@ -9,10 +9,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "backend.h"
-#include "engine.h"
-#include "scene.h"
-#include "sim.h"
+#include "core/backend.h"
+#include "run/engine.h"
+#include "base/scene.h"
+#include "core/sim.h"
 #include "test_util.h"
 
 #include <stdio.h>

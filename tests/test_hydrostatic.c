@@ -6,11 +6,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine.h"
-#include "scene.h"
-#include "physics/mps.h"
+#include "run/engine.h"
+#include "base/scene.h"
+#include "schemes/mps/mps.h"
 #include "physics/mps_ppe.h"
-#include "sim.h"
+#include "core/sim.h"
 #include "test_util.h"
 
 #include <math.h>

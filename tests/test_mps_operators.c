@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "nbr_grid.h"
+#include "grid/nbr_grid.h"
 #include "physics/lsmps.h"
 #include "physics/mps_lattice.h"
 #include "physics/mps_operators.h"

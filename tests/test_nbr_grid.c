@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "nbr_grid.h"
+#include "grid/nbr_grid.h"
 
 #include <math.h>
 #include <stdlib.h>

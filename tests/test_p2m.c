@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine.h"
-#include "p2m_grid.h"
+#include "run/engine.h"
+#include "io/p2m_grid.h"
 #include "test_util.h"
 
 #include <hdf5.h>

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine.h"
+#include "run/engine.h"
 #include "io/probes.h"
 #include "test_util.h"
 

@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine.h"
-#include "scene.h"
-#include "sim.h"
+#include "run/engine.h"
+#include "base/scene.h"
+#include "core/sim.h"
 #include "test_util.h"
 
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "scene.h"
+#include "base/scene.h"
 
 #include <dirent.h>
 #include <math.h>

@@ -3,8 +3,8 @@
 #ifndef SLUICE_TEST_UTIL_H
 #define SLUICE_TEST_UTIL_H
 
-#include "scene.h"
-#include "sim.h"
+#include "base/scene.h"
+#include "core/sim.h"
 
 #include <stdio.h>
 #include <stdlib.h>

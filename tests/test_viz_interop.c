@@ -3,8 +3,8 @@
  * path vertex by vertex and pixel by pixel, and timed against it. Exits 77 (skipped) without a CUDA
  * device. */
 #include "gpu/viz_interop.h"
-#include "particles.h"
-#include "scene.h"
+#include "base/particles.h"
+#include "base/scene.h"
 #include "viz/camera.h"
 #include "viz/context.h"
 #include "viz/fill.h"

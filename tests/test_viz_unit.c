@@ -5,8 +5,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "particles.h"
-#include "scene.h"
+#include "base/particles.h"
+#include "base/scene.h"
 #include "viz/camera.h"
 #include "viz/colormap.h"
 #include "viz/fill.h"

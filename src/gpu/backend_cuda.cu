@@ -3,9 +3,9 @@
  * domain) come back to the host. The host arrays are refreshed on demand (sim_sync_host) for
  * output, probes and checkpoints. */
 extern "C" {
-#include "../backend.h"
-#include "../p2m_grid.h"
-#include "../sim.h"
+#include "core/backend.h"
+#include "io/p2m_grid.h"
+#include "core/sim.h"
 }
 
 #include "backend_cuda.h"

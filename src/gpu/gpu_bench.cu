@@ -1,7 +1,7 @@
 /* gpu_bench.cu: timing the GPU primitives against the memory-bandwidth floor. */
 #include "gpu_bench.h"
 
-#include "backend.h"
+#include "core/backend.h"
 #include "gpu_cg.h"
 #include "gpu_check.h"
 #include "gpu_gather.h"

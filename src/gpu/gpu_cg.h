@@ -15,8 +15,8 @@
 #define SLUICE_GPU_CG_H
 
 #include "gpu_scratch.h"
-#include "real.h"
-#include "status.h"
+#include "base/real.h"
+#include "base/status.h"
 
 #include <stddef.h>
 

@@ -2,7 +2,7 @@
 #ifndef SLUICE_GPU_CHECK_H
 #define SLUICE_GPU_CHECK_H
 
-#include "status.h"
+#include "base/status.h"
 
 #include <cuda_runtime.h>
 #include <stdarg.h>

@@ -2,8 +2,8 @@
 #ifndef SLUICE_GPU_GATHER_H
 #define SLUICE_GPU_GATHER_H
 
-#include "real.h"
-#include "status.h"
+#include "base/real.h"
+#include "base/status.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* gpu_reduce.cu: min, max, sum and dot of real device arrays with the deterministic two-pass tree. */
 #include "gpu_reduce.h"
 
-#include "backend.h"
+#include "core/backend.h"
 #include "gpu_reduce_block.cuh"
 
 namespace {

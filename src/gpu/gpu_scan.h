@@ -3,7 +3,7 @@
 #define SLUICE_GPU_SCAN_H
 
 #include "gpu_scratch.h"
-#include "status.h"
+#include "base/status.h"
 
 #include <stddef.h>
 #include <stdint.h>

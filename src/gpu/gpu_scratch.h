@@ -2,7 +2,7 @@
 #ifndef SLUICE_GPU_SCRATCH_H
 #define SLUICE_GPU_SCRATCH_H
 
-#include "status.h"
+#include "base/status.h"
 
 #include <stddef.h>
 

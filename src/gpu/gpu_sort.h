@@ -4,7 +4,7 @@
 
 #include "gpu_scan.h"
 #include "gpu_scratch.h"
-#include "status.h"
+#include "base/status.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
  *                   (4..32, a sub-warp) sums a fixed share of the node's candidates each, and the
  *                   shares are combined by a fixed __shfl_down_sync tree: no atomics, deterministic. */
 extern "C" {
-#include "../p2m_grid.h"
+#include "io/p2m_grid.h"
 }
 
 #include "gpu_check.h"

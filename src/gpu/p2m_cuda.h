@@ -4,7 +4,7 @@
 #ifndef SLUICE_GPU_P2M_CUDA_H
 #define SLUICE_GPU_P2M_CUDA_H
 
-#include "real.h"
+#include "base/real.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * template per interaction strategy; the physics is not written again here. */
 #include "pass_kernels.h"
 
-#include "../physics/mps_passes.h"
-#include "../physics/wcsph_passes.h"
+#include "schemes/mps/mps_passes.h"
+#include "schemes/wcsph/wcsph_passes.h"
 #include "gpu_check.h"
 
 #include <cuda_runtime.h>

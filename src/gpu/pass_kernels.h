@@ -32,8 +32,8 @@
 #ifndef SLUICE_GPU_PASS_KERNELS_H
 #define SLUICE_GPU_PASS_KERNELS_H
 
-#include "../pass.h"
-#include "../status.h"
+#include "core/pass.h"
+#include "base/status.h"
 #include "gpu_scratch.h"
 
 #include <stdint.h>

@@ -2,7 +2,7 @@
 #ifndef SLUICE_GPU_VIZ_INTEROP_H
 #define SLUICE_GPU_VIZ_INTEROP_H
 
-#include "../real.h"
+#include "base/real.h"
 
 #include <stddef.h>
 
@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-#include "../status.h" /* C linkage for sl_fail */
+#include "base/status.h" /* C linkage for sl_fail */
 
 /* What the value of a vertex is. */
 enum gpu_viz_mode {

@@ -2,8 +2,8 @@
 #ifndef SLUICE_CHECKPOINT_H
 #define SLUICE_CHECKPOINT_H
 
-#include "../sim.h"
-#include "../status.h"
+#include "core/sim.h"
+#include "base/status.h"
 #include "snapshot.h"
 
 /* Writes every particle array in its current order (the order decides the neighbour sums, so a

@@ -8,8 +8,8 @@
 
 #include "file_read.h"
 
-#include "../physics/mps.h"
-#include "../physics/probe_sample.h"
+#include "schemes/mps/mps.h"
+#include "physics/probe_sample.h"
 #include "snapshot.h"
 
 #include <errno.h>

@@ -2,9 +2,9 @@
 #ifndef SLUICE_PROBES_H
 #define SLUICE_PROBES_H
 
-#include "../scene.h"
-#include "../sim.h"
-#include "../status.h"
+#include "base/scene.h"
+#include "core/sim.h"
+#include "base/status.h"
 
 #include <stddef.h>
 

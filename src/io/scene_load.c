@@ -9,8 +9,8 @@
  * Every error is one line: FILE:LINE: key 'group.key': what is wrong (accepted: ...).
  * libconfig sees the text only once scene_syntax.c has checked its syntax (that file says why).
  */
-#include "../scene.h"
-#include "../physics/scheme.h"
+#include "base/scene.h"
+#include "core/scheme.h"
 #include "file_read.h"
 #include "scene_syntax.h"
 

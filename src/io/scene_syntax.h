@@ -3,7 +3,7 @@
 #ifndef SLUICE_SCENE_SYNTAX_H
 #define SLUICE_SCENE_SYNTAX_H
 
-#include "../status.h"
+#include "base/status.h"
 
 #include <stddef.h>
 

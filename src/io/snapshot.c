@@ -5,7 +5,7 @@
 
 #include "snapshot.h"
 
-#include "../p2m_grid.h"
+#include "p2m_grid.h"
 
 #include <hdf5.h>
 

@@ -2,9 +2,9 @@
 #ifndef SLUICE_SNAPSHOT_H
 #define SLUICE_SNAPSHOT_H
 
-#include "../particles.h"
-#include "../scene.h"
-#include "../status.h"
+#include "base/particles.h"
+#include "base/scene.h"
+#include "base/status.h"
 
 #include <stddef.h>
 

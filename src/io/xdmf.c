@@ -6,9 +6,9 @@
 
 #include "snapshot.h"
 
-#include "../p2m_grid.h"
-#include "../real.h"
-#include "../scene.h"
+#include "p2m_grid.h"
+#include "base/real.h"
+#include "base/scene.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -46,8 +46,8 @@
 #ifndef SLUICE_LSMPS_H
 #define SLUICE_LSMPS_H
 
-#include "../nbr_grid.h"
-#include "../real.h"
+#include "grid/nbr_grid.h"
+#include "base/real.h"
 #include "mps_operators.h"
 #include "mps_weight.h"
 

@@ -36,8 +36,8 @@
 #ifndef SLUICE_MPS_OPERATORS_H
 #define SLUICE_MPS_OPERATORS_H
 
-#include "../nbr_grid.h"
-#include "../real.h"
+#include "grid/nbr_grid.h"
+#include "base/real.h"
 #include "mps_weight.h"
 
 #include <stdint.h>

@@ -23,7 +23,7 @@
 #ifndef SLUICE_MPS_PPE_H
 #define SLUICE_MPS_PPE_H
 
-#include "../nbr_grid.h"
+#include "grid/nbr_grid.h"
 #include "mps_operators.h"
 #include "mps_weight.h"
 

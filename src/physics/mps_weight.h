@@ -15,7 +15,7 @@
 #ifndef SLUICE_MPS_WEIGHT_H
 #define SLUICE_MPS_WEIGHT_H
 
-#include "../real.h"
+#include "base/real.h"
 
 #include <math.h>
 

@@ -17,7 +17,7 @@
 #ifndef SLUICE_P2M_WEIGHTS_H
 #define SLUICE_P2M_WEIGHTS_H
 
-#include "../real.h"
+#include "base/real.h"
 
 #include <math.h>
 

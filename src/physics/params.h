@@ -2,7 +2,7 @@
 #ifndef SLUICE_PARAMS_H
 #define SLUICE_PARAMS_H
 
-#include "../real.h"
+#include "base/real.h"
 
 /* MPS: radii in metres, lattice constants for the scene's spacing (mps_lattice_constants). */
 typedef struct mps_params {

@@ -13,7 +13,7 @@
 #ifndef SLUICE_PROBE_SAMPLE_H
 #define SLUICE_PROBE_SAMPLE_H
 
-#include "../real.h"
+#include "base/real.h"
 #include "sph_kernel.h"
 
 #define PROBE_MIN_SHEPARD 0.1

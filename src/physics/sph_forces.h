@@ -20,9 +20,9 @@
 #ifndef SLUICE_SPH_FORCES_H
 #define SLUICE_SPH_FORCES_H
 
-#include "../nbr_grid.h"
-#include "../particles.h"
-#include "../scene.h"
+#include "grid/nbr_grid.h"
+#include "base/particles.h"
+#include "base/scene.h"
 #include "params.h"
 #include "sph_eos.h"
 #include "sph_kernel.h"

@@ -13,7 +13,7 @@
 #ifndef SLUICE_SPH_INTEGRATE_H
 #define SLUICE_SPH_INTEGRATE_H
 
-#include "../particles.h"
+#include "base/particles.h"
 #include "params.h"
 #include "sph_eos.h"
 

@@ -10,8 +10,8 @@
 #ifndef SLUICE_SPH_KERNEL_H
 #define SLUICE_SPH_KERNEL_H
 
-#include "../real.h"
-#include "../scene.h"
+#include "base/real.h"
+#include "base/scene.h"
 
 #include <math.h>
 

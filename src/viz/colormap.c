@@ -2,7 +2,7 @@
  * field labels. The shaders interpolate the same samples (render.c, overlay.c). */
 #include "colormap.h"
 
-#include "../scene.h"
+#include "base/scene.h"
 
 static const float maps[VIZ_NCMAPS][VIZ_CMAP_SAMPLES * 3] = {
     /* viridis */

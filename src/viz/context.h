@@ -2,7 +2,7 @@
 #ifndef SLUICE_VIZ_CONTEXT_H
 #define SLUICE_VIZ_CONTEXT_H
 
-#include "../status.h"
+#include "base/status.h"
 
 struct GLFWwindow;
 

@@ -2,9 +2,9 @@
  * the renderer does not care about order, and the GPU path cannot reorder cheaply. */
 #include "fill.h"
 
-#include "../scene.h"
+#include "base/scene.h"
 #ifdef SLUICE_HAVE_CUDA
-#include "../gpu/viz_interop.h"
+#include "gpu/viz_interop.h"
 #endif
 
 #include <math.h>

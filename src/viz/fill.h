@@ -3,8 +3,8 @@
 #ifndef SLUICE_VIZ_FILL_H
 #define SLUICE_VIZ_FILL_H
 
-#include "../particles.h"
-#include "../sim.h"
+#include "base/particles.h"
+#include "core/sim.h"
 #include "render.h"
 
 typedef struct viz_filler {

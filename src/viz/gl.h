@@ -2,7 +2,7 @@
 #ifndef SLUICE_VIZ_GL_H
 #define SLUICE_VIZ_GL_H
 
-#include "../status.h"
+#include "base/status.h"
 
 #include <epoxy/gl.h>
 

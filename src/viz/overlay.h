@@ -2,7 +2,7 @@
 #ifndef SLUICE_VIZ_OVERLAY_H
 #define SLUICE_VIZ_OVERLAY_H
 
-#include "../status.h"
+#include "base/status.h"
 #include "render.h"
 
 #include <stddef.h>

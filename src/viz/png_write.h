@@ -2,7 +2,7 @@
 #ifndef SLUICE_VIZ_PNG_WRITE_H
 #define SLUICE_VIZ_PNG_WRITE_H
 
-#include "../status.h"
+#include "base/status.h"
 
 /* Writes w x h RGB pixels (top row first) to path, through a temporary name and a rename, so a
  * reader never sees half a file. */

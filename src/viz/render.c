@@ -2,7 +2,7 @@
  * with their true depth; fluid first, then walls (translucent: blended, without depth writes). */
 #include "render.h"
 
-#include "../scene.h"
+#include "base/scene.h"
 #include "colormap.h"
 #include "gl.h"
 

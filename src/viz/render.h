@@ -3,7 +3,7 @@
 #ifndef SLUICE_VIZ_RENDER_H
 #define SLUICE_VIZ_RENDER_H
 
-#include "../status.h"
+#include "base/status.h"
 
 #include <stddef.h>
 

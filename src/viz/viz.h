@@ -2,9 +2,9 @@
 #ifndef SLUICE_VIZ_H
 #define SLUICE_VIZ_H
 
-#include "../engine.h"
-#include "../sim.h"
-#include "../status.h"
+#include "run/engine.h"
+#include "core/sim.h"
+#include "base/status.h"
 
 typedef struct viz_options {
     int window;              /* --view: a window that draws while the run goes on */

@@ -16,13 +16,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine.h"
+#include "run/engine.h"
 #include "gpu/backend_cuda.h"
 #include "gpu/pass_kernels.h"
 #include "physics/sph_eos.h"
-#include "physics/wcsph_passes.h"
-#include "scene.h"
-#include "sim.h"
+#include "schemes/wcsph/wcsph_passes.h"
+#include "base/scene.h"
+#include "core/sim.h"
 #include "mps_pair_check.h"
 #include "test_util.h"
 

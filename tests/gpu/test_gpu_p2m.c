@@ -16,12 +16,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine.h"
+#include "run/engine.h"
 #include "gpu/backend_cuda.h"
 #include "gpu/p2m_cuda.h"
-#include "p2m_grid.h"
-#include "scene.h"
-#include "sim.h"
+#include "io/p2m_grid.h"
+#include "base/scene.h"
+#include "core/sim.h"
 #include "test_util.h"
 
 #include <hdf5.h>

@@ -2,7 +2,7 @@
  *
  * Exits 77 (ctest: skipped) without a CUDA device, 1 on any failure (every failure is printed),
  * 0 otherwise. `test_gpu_primitives --bench [n]` prints the primitives' benchmark table instead. */
-#include "backend.h"
+#include "core/backend.h"
 #include "gpu/gpu_bench.h"
 #include "gpu/gpu_cg.h"
 #include "gpu/gpu_gather.h"

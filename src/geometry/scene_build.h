@@ -2,9 +2,9 @@
 #ifndef SLUICE_SCENE_BUILD_H
 #define SLUICE_SCENE_BUILD_H
 
-#include "particles.h"
-#include "scene.h"
-#include "status.h"
+#include "base/particles.h"
+#include "base/scene.h"
+#include "base/status.h"
 
 /* Particle counts by type, without building anything (for checks and memory estimates). */
 typedef struct scene_counts {

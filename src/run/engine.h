@@ -2,8 +2,8 @@
 #ifndef SLUICE_ENGINE_H
 #define SLUICE_ENGINE_H
 
-#include "sim.h"
-#include "status.h"
+#include "core/sim.h"
+#include "base/status.h"
 
 /* Something that watches the run (probes, the viewer). after_step runs after the initial state
  * and after every step; it returns SL_OK to go on, SL_INTERRUPTED to end the run cleanly (final

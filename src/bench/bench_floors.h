@@ -4,8 +4,8 @@
 #ifndef SLUICE_BENCH_FLOORS_H
 #define SLUICE_BENCH_FLOORS_H
 
-#include "real.h"
-#include "sim.h"
+#include "base/real.h"
+#include "core/sim.h"
 
 /* Flops of the MPS pieces, counted from the code (mps_operators.h, lsmps.h, mps_weight.h) with the
  * rules of bench_floors.c:

@@ -4,8 +4,8 @@
  * its device (backend.p2m_spread: src/gpu/p2m_cuda.cu) are here too. */
 #include "p2m_grid.h"
 
-#include "scene.h"
-#include "sim.h"
+#include "base/scene.h"
+#include "core/sim.h"
 
 #include <math.h>
 #ifdef _OPENMP

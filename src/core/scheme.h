@@ -2,7 +2,7 @@
 #ifndef SLUICE_SCHEME_H
 #define SLUICE_SCHEME_H
 
-#include "../status.h"
+#include "base/status.h"
 
 struct sim;
 

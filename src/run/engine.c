@@ -4,7 +4,7 @@
 
 #include "io/checkpoint.h"
 #include "io/snapshot.h"
-#include "p2m_grid.h"
+#include "io/p2m_grid.h"
 #include "progress.h"
 
 #include <math.h>

@@ -5,13 +5,13 @@
 #ifndef SLUICE_MPS_PASSES_H
 #define SLUICE_MPS_PASSES_H
 
-#include "../pass.h"
-#include "../scene.h"
-#include "lsmps.h"
-#include "mps_collision.h"
-#include "mps_operators.h"
-#include "mps_ppe.h"
-#include "mps_weight.h"
+#include "core/pass.h"
+#include "base/scene.h"
+#include "physics/lsmps.h"
+#include "physics/mps_collision.h"
+#include "physics/mps_operators.h"
+#include "physics/mps_ppe.h"
+#include "physics/mps_weight.h"
 
 /* The scheme's fields, as pass_ctx slots; pass_ctx.a.flag is 1 for explicit MPS. */
 enum mps_slot {

@@ -4,10 +4,10 @@
 #include "bench.h"
 #include "bench_floors.h"
 
-#include "backend.h"
-#include "scene.h"
-#include "scene_build.h"
-#include "sim.h"
+#include "core/backend.h"
+#include "base/scene.h"
+#include "geometry/scene_build.h"
+#include "core/sim.h"
 
 #ifdef SLUICE_HAVE_CUDA
 #include "gpu/backend_cuda.h"

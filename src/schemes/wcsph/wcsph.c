@@ -1,10 +1,10 @@
 /* wcsph.c: the weakly compressible SPH scheme: parameters, initial state, passes and time stepping.
  * The physics itself is in sph_kernel.h, sph_eos.h, sph_forces.h and sph_integrate.h. */
-#include "../scene_build.h"
-#include "../sim.h"
-#include "scheme.h"
-#include "sph_eos.h"
-#include "sph_kernel.h"
+#include "geometry/scene_build.h"
+#include "core/sim.h"
+#include "core/scheme.h"
+#include "physics/sph_eos.h"
+#include "physics/sph_kernel.h"
 #include "wcsph_passes.h"
 
 #include <math.h>

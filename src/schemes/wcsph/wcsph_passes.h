@@ -4,9 +4,9 @@
 #ifndef SLUICE_WCSPH_PASSES_H
 #define SLUICE_WCSPH_PASSES_H
 
-#include "../pass.h"
-#include "sph_forces.h"
-#include "sph_integrate.h"
+#include "core/pass.h"
+#include "physics/sph_forces.h"
+#include "physics/sph_integrate.h"
 
 /* The scheme's fields, as pass_ctx slots (x0..z0 are -1 with the Verlet integrator). */
 enum wcsph_slot {

@@ -1,5 +1,5 @@
 /* scheme_registry.c: the schemes a scene can name in simulation.method. */
-#include "scheme.h"
+#include "core/scheme.h"
 
 #include <string.h>
 

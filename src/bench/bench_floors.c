@@ -8,7 +8,7 @@
  * floors are lower bounds. */
 #include "bench_floors.h"
 
-#include "physics/mps_passes.h"
+#include "schemes/mps/mps_passes.h"
 #include "physics/sph_forces.h"
 
 #include <string.h>

@@ -11,11 +11,11 @@
  * mps_lattice.c. */
 #include "mps.h"
 
-#include "../scene_build.h"
-#include "../sim.h"
-#include "mps_lattice.h"
+#include "geometry/scene_build.h"
+#include "core/sim.h"
+#include "physics/mps_lattice.h"
 #include "mps_passes.h"
-#include "scheme.h"
+#include "core/scheme.h"
 
 #include <math.h>
 #include <stdio.h>

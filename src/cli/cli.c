@@ -2,14 +2,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
-#include "backend.h"
-#include "bench.h"
-#include "engine.h"
+#include "core/backend.h"
+#include "bench/bench.h"
+#include "run/engine.h"
 #include "io/probes.h"
-#include "p2m_grid.h"
-#include "scene.h"
-#include "scene_build.h"
-#include "sim.h"
+#include "io/p2m_grid.h"
+#include "base/scene.h"
+#include "geometry/scene_build.h"
+#include "core/sim.h"
 #ifdef SLUICE_HAVE_CUDA
 #include "gpu/gpu_info.h"
 #endif

@@ -22,11 +22,11 @@
 #include "bench.h"
 #include "bench_floors.h"
 
-#include "backend.h"
-#include "physics/mps.h"
-#include "physics/mps_passes.h"
-#include "scene.h"
-#include "sim.h"
+#include "core/backend.h"
+#include "schemes/mps/mps.h"
+#include "schemes/mps/mps_passes.h"
+#include "base/scene.h"
+#include "core/sim.h"
 
 #ifdef SLUICE_HAVE_CUDA
 #include "gpu/backend_cuda.h"

@@ -3,7 +3,7 @@
 #define SLUICE_BACKEND_H
 
 #include "pass.h"
-#include "status.h"
+#include "base/status.h"
 
 #include <stddef.h>
 

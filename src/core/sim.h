@@ -3,13 +3,13 @@
 #define SLUICE_SIM_H
 
 #include "backend.h"
-#include "nbr_grid.h"
-#include "particles.h"
+#include "grid/nbr_grid.h"
+#include "base/particles.h"
 #include "physics/params.h"
-#include "physics/scheme.h"
-#include "profile.h"
-#include "scene.h"
-#include "status.h"
+#include "scheme.h"
+#include "base/profile.h"
+#include "base/scene.h"
+#include "base/status.h"
 
 typedef struct sim {
     const scene *sc;

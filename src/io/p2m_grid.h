@@ -3,10 +3,10 @@
 #ifndef SLUICE_P2M_GRID_H
 #define SLUICE_P2M_GRID_H
 
-#include "particles.h"
+#include "base/particles.h"
 #include "physics/p2m_weights.h"
-#include "real.h"
-#include "status.h"
+#include "base/real.h"
+#include "base/status.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -10,9 +10,9 @@
 #ifndef SLUICE_NBR_GRID_H
 #define SLUICE_NBR_GRID_H
 
-#include "particles.h"
-#include "real.h"
-#include "status.h"
+#include "base/particles.h"
+#include "base/real.h"
+#include "base/status.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,10 +4,10 @@
 #ifndef SLUICE_PASS_H
 #define SLUICE_PASS_H
 
-#include "nbr_grid.h"
-#include "particles.h"
+#include "grid/nbr_grid.h"
+#include "base/particles.h"
 #include "physics/params.h"
-#include "real.h"
+#include "base/real.h"
 
 #include <stddef.h>
 #include <stdint.h>

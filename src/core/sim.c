@@ -1,7 +1,7 @@
 /* sim.c: creating a simulation from a scene (particles, parameters, scheme, neighbour grid). */
 #include "sim.h"
 
-#include "scene_build.h"
+#include "geometry/scene_build.h"
 
 #include <math.h>
 #include <stdlib.h>
