@@ -15,7 +15,7 @@
 #ifndef SLUICE_MPS_PAIR_CHECK_H
 #define SLUICE_MPS_PAIR_CHECK_H
 
-#include "schemes/mps/mps_passes.h"
+#include "schemes/registry.h"
 #include "base/scene.h"
 #include "core/sim.h"
 

@@ -9,10 +9,6 @@
 #include "geometry/scene_build.h"
 #include "core/sim.h"
 
-#ifdef SLUICE_HAVE_CUDA
-#include "gpu/backend_cuda.h"
-#include "gpu/gpu_bench.h"
-#endif
 
 #include <errno.h>
 #include <math.h>
@@ -314,10 +310,8 @@ static int bench_one(const bench_options *o, const backend *be, scene *sc, sl_er
     double step_s = elapsed / (double)o->steps;
     double n = (double)s.p.n;
     size_t bytes = sim_memory_bytes(&s);
-#ifdef SLUICE_HAVE_CUDA
-    if (be == &backend_cuda)
-        bytes = cuda_device_bytes(&s);
-#endif
+    if (be->bench)
+        bytes = be->bench->device_bytes(&s);
     printf("\n%s, %s backend, %s, %.0f particles (spacing %.4g m), %ld timed steps\n", sc->method, be->name, REAL_NAME, n,
            sc->dp, o->steps);
     printf("  %.4g particle-steps/s   %.3f ns per particle-step   %.4f ms per step   %.0f %s bytes per particle\n",
@@ -353,15 +347,13 @@ int bench_main(int argc, char **argv)
         o.particles[0] = 0; /* the scene's own spacing */
         o.ncounts = 1;
     }
-#ifdef SLUICE_HAVE_CUDA
-    if (be == &backend_cuda) {
+    if (be->bench) {
         size_t nprim = o.particles[o.ncounts - 1] > 0 ? (size_t)o.particles[o.ncounts - 1] : 1000000;
-        if ((rc = gpu_primitives_bench(stdout, nprim, &err))) {
+        if ((rc = be->bench->primitives(stdout, nprim, &err))) {
             fprintf(stderr, "sluice: %s\n", err.msg);
             return rc;
         }
     }
-#endif
     for (int k = 0; k < o.ncounts; ++k) {
         scene sc;
         if ((rc = load_bench_scene(&o, &sc, &err)) || (rc = override_scene(&sc, &o))) {

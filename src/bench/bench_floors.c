@@ -8,7 +8,7 @@
  * floors are lower bounds. */
 #include "bench_floors.h"
 
-#include "schemes/mps/mps_passes.h"
+#include "schemes/registry.h"
 #include "physics/sph_forces.h"
 
 #include <string.h>
@@ -151,7 +151,7 @@ static double mps_flop(const sim *s, const bench_work *w, const char *name)
     const int cube = mps_domain_is_cube(P);
     const double cand = cube ? FLOP_CANDIDATE_CUBE : FLOP_CANDIDATE_SPHERE;
     const double weight = cube ? FLOP_WEIGHT_CUBIC : FLOP_WEIGHT_QUADRATIC;
-    const int dim = P->dim, is_explicit = s->args.flag;
+    const int dim = P->dim, is_explicit = P->mps.is_explicit;
     const double *nbr = w->neighbours, *nbr_f = w->neighbours_fluid;
     if (strcmp(name, "mps.density") == 0)
         return cand * w->candidates + (weight + 1) * nbr[0];

@@ -24,14 +24,10 @@
 
 #include "core/backend.h"
 #include "schemes/mps/mps.h"
-#include "schemes/mps/mps_passes.h"
+#include "schemes/registry.h"
 #include "base/scene.h"
 #include "core/sim.h"
 
-#ifdef SLUICE_HAVE_CUDA
-#include "gpu/backend_cuda.h"
-#include "gpu/pass_kernels.h"
-#endif
 
 #include <errno.h>
 #include <math.h>
@@ -221,8 +217,8 @@ static int make_lattice(const op_options *o, int domain, int ndiv, const backend
 
 static const pass *op_pass(int op)
 {
-    return op == OP_GRADIENT ? &mps_pass_op_gradient : op == OP_LAPLACIAN ? &mps_pass_op_laplacian
-                                                                           : &mps_pass_op_lsmps_gradient;
+    return op == OP_GRADIENT ? &mps_op_gradient_pass : op == OP_LAPLACIAN ? &mps_op_laplacian_pass
+                                                                           : &mps_op_lsmps_gradient_pass;
 }
 
 /* The fields an operator writes (save_outputs copies them from the host arrays, n each). */
@@ -281,7 +277,6 @@ static double exact_error(const sim *s, int op, const real *out, int lattice)
     return scale > 0 ? worst / scale : -1.0;
 }
 
-#ifdef SLUICE_HAVE_CUDA
 /* Largest difference of out from ref, relative to ref's largest magnitude. */
 static double rel_difference(const sim *s, int op, const real *ref, const real *out)
 {
@@ -295,7 +290,6 @@ static double rel_difference(const sim *s, int op, const real *ref, const real *
     }
     return scale > 0 ? worst / scale : worst;
 }
-#endif
 
 static int compare_double(const void *a, const void *b)
 {
@@ -355,19 +349,18 @@ static int bench_lattice(const op_options *o, const backend *be, int domain, int
         return sl_fail(err, SL_ERR_RUNTIME, "out of memory");
     }
     for (int op = 0; op < OP_COUNT && rc == SL_OK; ++op) {
-#ifdef SLUICE_HAVE_CUDA
-        if (be == &backend_cuda) {
+        const backend_bench_hooks *h = be->bench;
+        if (h) {
             int first = 1;
-            for (int k = 0; k < GS_COUNT; ++k) {
+            for (int k = 0; k < h->nstrategies; ++k) {
                 int id = op_pass(op)->id;
-                if (!cuda_strategy_valid(&s, id, k)) {
+                if (!h->strategy_valid(&s, id, k)) {
                     printf("%-15s %-9s %4d  %-11s (not valid: %s)\n", op_name[op], dom_name[domain], ndiv,
-                           cuda_strategy_label(k),
-                           k == GS_PAR_PART_SYM ? "no symmetric pair form" : "cells of more than 256 particles");
+                           h->strategy_label(k), h->strategy_invalid_reason(k));
                     continue;
                 }
                 double ms;
-                if ((rc = cuda_time_pass(&s, id, k, 2, o->reps, &ms, err)))
+                if ((rc = h->time_pass(&s, id, k, 2, o->reps, &ms, err)))
                     break;
                 char check[64] = "(reference)";
                 save_outputs(&s, op, out);
@@ -377,12 +370,11 @@ static int bench_lattice(const op_options *o, const backend *be, int domain, int
                 } else {
                     snprintf(check, sizeof check, "%.1e", rel_difference(&s, op, ref, out));
                 }
-                print_row(op, domain, ndiv, cuda_strategy_label(k), ms, n, cand, nbr, fl,
+                print_row(op, domain, ndiv, h->strategy_label(k), ms, n, cand, nbr, fl,
                           exact_error(&s, op, out, o->lattice), check);
             }
             continue;
         }
-#endif
         double ms = time_cpu(&s, op, o->reps);
         save_outputs(&s, op, out);
         print_row(op, domain, ndiv, "openmp", ms, n, cand, nbr, fl, exact_error(&s, op, out, o->lattice), "-");

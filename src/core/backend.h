@@ -6,6 +6,7 @@
 #include "base/status.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct sim;
 struct p2m_grid;
@@ -18,9 +19,10 @@ enum reduce_op {
 };
 
 /* A symmetric positive definite system A x = b over particle fields, solved by conjugate gradients
- * with Jacobi preconditioning. Rows whose diagonal is 0 are not unknowns: their x stays 0. The
- * scheme provides A as a pass that computes field `out` = A (field `in`) for every particle; the
- * solver sets s->args.in and s->args.out before each call. */
+ * with Jacobi preconditioning (pcg_solve, solver/pcg.h). Rows whose diagonal is 0 are not
+ * unknowns: their x stays 0. The scheme provides A as a pass that computes field `out` = A (field
+ * `in`) for every particle; the solver sets s->args.in and s->args.out before each call. The
+ * backends' CG primitives below read the field numbers and n from it. */
 typedef struct cg_problem {
     const pass *matvec;
     int x, b, diag;              /* solution (initial guess on entry), right-hand side, diagonal of A */
@@ -43,6 +45,27 @@ typedef struct backend_device_view {
     size_t n;
 } backend_device_view;
 
+/* What `sluice bench` measures beyond the backend interface, on backends that choose among
+ * interaction strategies (the CUDA backend; NULL on the CPU). Strategies are numbered
+ * [0, nstrategies). */
+typedef struct backend_bench_hooks {
+    /* Memory the backend holds for s, bytes (the bench's bytes per particle). */
+    size_t (*device_bytes)(const struct sim *s);
+    /* Times the backend's primitives (sorts, scans, gathers, reductions) at size n and prints a
+     * table to out. */
+    int (*primitives)(FILE *out, size_t n, sl_err *err);
+    int nstrategies;
+    const char *(*strategy_label)(int strategy);
+    /* Whether `strategy` can run pass `pass_id` over the particles inside, and if not, the usual
+     * reason in a few words. */
+    int (*strategy_valid)(struct sim *s, int pass_id, int strategy);
+    const char *(*strategy_invalid_reason)(int strategy);
+    /* Runs the pass with `strategy` warmup times, then times reps runs (at most 64); *median_ms is
+     * the median time of one run. */
+    int (*time_pass)(struct sim *s, int pass_id, int strategy, int warmup, int reps, double *median_ms,
+                     sl_err *err);
+} backend_bench_hooks;
+
 typedef struct backend {
     const char *name;
     /* Sorts the particles into the neighbour grid (every particle array is reordered). */
@@ -51,8 +74,21 @@ typedef struct backend {
     void (*run_pass)(struct sim *s, const pass *ps, size_t n);
     /* Reduction of real particle fields over [0, n); b is used by REDUCE_DOT only. */
     double (*reduce)(struct sim *s, enum reduce_op op, int a, int b, size_t n);
-    /* Solves cg->matvec x = b; fills the results in cg. */
-    void (*cg_solve)(struct sim *s, cg_problem *cg);
+    /* The vector steps of the Jacobi-preconditioned CG solver; pcg_solve (solver/pcg.c) runs the
+     * iteration, the matrix products (run_pass) and d.q (reduce REDUCE_DOT). Fields and n come from
+     * cg. Each returns SL_OK, or an error code once the backend has kept the error for take_error
+     * (an error kept earlier and not yet taken, say a failed matrix pass, fails them too): the
+     * solver then stops. Dots are sums in double as REDUCE_DOT's.
+     * cg_init, after q = A x: for each i, unknown = diag[i] != 0; x[i] = 0 where not unknown;
+     *   r = unknown ? b - q : 0; z = unknown ? r / diag : 0; d = z. dots = b.b, r.z, r.r. */
+    int (*cg_init)(struct sim *s, const cg_problem *cg, double dots[3]);
+    /* cg_update, after q = A d: x += (real)(alpha d); r -= (real)(alpha q); z = diag != 0 ? r / diag
+     * : 0 (the new r). dots = r.z, r.r of the new values. */
+    int (*cg_update)(struct sim *s, const cg_problem *cg, double alpha, double dots[2]);
+    /* cg_direction: d = z + (real)(beta d). */
+    int (*cg_direction)(struct sim *s, const cg_problem *cg, double beta);
+    /* Sets field `field` to 0 over [0, n). */
+    int (*fill_zero)(struct sim *s, int field, size_t n);
     /* Backends that keep the particles elsewhere (device memory) copy them to the host arrays
      * (to_host) and back (to_device); NULL where the host arrays are the state. Use
      * sim_sync_host() / sim_sync_device() rather than calling these. */
@@ -69,10 +105,12 @@ typedef struct backend {
     int (*p2m_spread)(const struct sim *s, struct p2m_grid *g, int method, sl_err *err);
     /* Releases what the backend allocated for s (may be NULL). */
     void (*release)(struct sim *s);
-    /* The first error that run_pass, reduce or cg_solve (which return none) met since the last call,
+    /* The first error that run_pass, reduce or the CG primitives met since the last call,
      * into err, and forgotten; SL_OK when none. NULL where they cannot fail. The engine asks after
      * each time step and step, so a failed kernel ends the run with its own message. */
     int (*take_error)(struct sim *s, sl_err *err);
+    /* Per-strategy timings for `sluice bench`; NULL where the backend has no strategies. */
+    const backend_bench_hooks *bench;
 } backend;
 
 extern const backend backend_cpu;

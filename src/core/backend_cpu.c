@@ -77,18 +77,14 @@ static double cpu_reduce(sim *s, enum reduce_op op, int fa, int fb, size_t n)
     return op == REDUCE_MIN ? lo : hi;
 }
 
-static void cpu_cg_solve(sim *s, cg_problem *cg)
+/* The CG solver's vector steps (pcg.c runs the iteration). The dots are three separate blocked
+ * sums, in the order of the formulas, so results stay bit-identical across thread counts. */
+static int cpu_cg_init(sim *s, const cg_problem *cg, double dots[3])
 {
     real *const *f = s->p.f;
     real *x = f[cg->x], *b = f[cg->b], *diag = f[cg->diag];
     real *r = f[cg->r], *z = f[cg->z], *d = f[cg->d], *q = f[cg->q];
     size_t n = cg->n;
-    cg->iterations = 0;
-    cg->converged = 0;
-
-    s->args.in = cg->x;
-    s->args.out = cg->q;
-    cpu_run_pass(s, cg->matvec, n);
     #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; ++i) {
         int unknown = diag[i] != 0;
@@ -98,43 +94,46 @@ static void cpu_cg_solve(sim *s, cg_problem *cg)
         z[i] = unknown ? r[i] / diag[i] : 0;
         d[i] = z[i];
     }
-    double bnorm = sqrt(cpu_dot(b, b, n));
-    double rz = cpu_dot(r, z, n);
-    double rnorm = sqrt(cpu_dot(r, r, n));
-    if (bnorm == 0) {
-        /* A x = 0 has the solution 0 */
-        #pragma omp parallel for schedule(static)
-        for (size_t i = 0; i < n; ++i)
-            x[i] = 0;
-        cg->residual = 0;
-        cg->converged = 1;
-        return;
+    dots[0] = cpu_dot(b, b, n);
+    dots[1] = cpu_dot(r, z, n);
+    dots[2] = cpu_dot(r, r, n);
+    return SL_OK;
+}
+
+static int cpu_cg_update(sim *s, const cg_problem *cg, double alpha, double dots[2])
+{
+    real *const *f = s->p.f;
+    real *x = f[cg->x], *diag = f[cg->diag];
+    real *r = f[cg->r], *z = f[cg->z], *d = f[cg->d], *q = f[cg->q];
+    size_t n = cg->n;
+    #pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; ++i) {
+        x[i] += (real)(alpha * d[i]);
+        r[i] -= (real)(alpha * q[i]);
+        z[i] = diag[i] != 0 ? r[i] / diag[i] : 0;
     }
-    cg->residual = rnorm / bnorm;
-    while (cg->residual > cg->tolerance && cg->iterations < cg->max_iterations) {
-        s->args.in = cg->d;
-        s->args.out = cg->q;
-        cpu_run_pass(s, cg->matvec, n);
-        double dq = cpu_dot(d, q, n);
-        if (!(dq > 0))
-            break; /* A is not positive definite on d (or d = 0): no progress possible */
-        double alpha = rz / dq;
-        #pragma omp parallel for schedule(static)
-        for (size_t i = 0; i < n; ++i) {
-            x[i] += (real)(alpha * d[i]);
-            r[i] -= (real)(alpha * q[i]);
-            z[i] = diag[i] != 0 ? r[i] / diag[i] : 0;
-        }
-        cg->iterations++;
-        double rz_new = cpu_dot(r, z, n);
-        cg->residual = sqrt(cpu_dot(r, r, n)) / bnorm;
-        double beta = rz_new / rz;
-        rz = rz_new;
-        #pragma omp parallel for schedule(static)
-        for (size_t i = 0; i < n; ++i)
-            d[i] = z[i] + (real)(beta * d[i]);
-    }
-    cg->converged = cg->residual <= cg->tolerance;
+    dots[0] = cpu_dot(r, z, n);
+    dots[1] = cpu_dot(r, r, n);
+    return SL_OK;
+}
+
+static int cpu_cg_direction(sim *s, const cg_problem *cg, double beta)
+{
+    real *z = s->p.f[cg->z], *d = s->p.f[cg->d];
+    size_t n = cg->n;
+    #pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; ++i)
+        d[i] = z[i] + (real)(beta * d[i]);
+    return SL_OK;
+}
+
+static int cpu_fill_zero(sim *s, int field, size_t n)
+{
+    real *a = s->p.f[field];
+    #pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; ++i)
+        a[i] = 0;
+    return SL_OK;
 }
 
 const backend backend_cpu = {
@@ -142,5 +141,8 @@ const backend backend_cpu = {
     .build_cells = cpu_build_cells,
     .run_pass = cpu_run_pass,
     .reduce = cpu_reduce,
-    .cg_solve = cpu_cg_solve,
+    .cg_init = cpu_cg_init,
+    .cg_update = cpu_cg_update,
+    .cg_direction = cpu_cg_direction,
+    .fill_zero = cpu_fill_zero,
 };

@@ -14,11 +14,12 @@
 
 enum { PASS_MAX_SLOTS = 24 };
 
-/* What the scheme sets for its passes: the step size, a flag, and the indices of its own fields
- * (named by the scheme's slot enum). `in` and `out` are set by the CG solver for the matvec. */
+/* What the scheme sets for its passes: the step size, the indices of its own fields (named by the
+ * scheme's slot enum), and what changes from step to step. `in` and `out` are set by the Krylov
+ * solver for the matvec. */
 typedef struct pass_args {
     real dt;
-    int flag;
+    int euler_step;        /* WCSPH Verlet: this step is the periodic Euler step */
     int slot[PASS_MAX_SLOTS];
     int in, out;
 } pass_args;
@@ -42,18 +43,25 @@ enum pass_flags {
 };
 
 typedef struct pass {
-    const char *name;
-    int id;                                                    /* maps the pass to its GPU kernel */
+    const char *name;                                          /* LABEL: timings, `sluice bench` */
+    int id;                                                    /* ID: its entry in the GPU dispatch */
     void (*cpu)(const pass_ctx *c, size_t begin, size_t end);  /* the body over [begin, end) */
     unsigned flags;                                            /* enum pass_flags */
 } pass;
 
-/* Defines NAME_range(c, begin, end), the CPU loop over the per-particle body NAME(c, i). */
-#define PASS_CPU_RANGE(body)                                                                        \
-    static void body##_range(const pass_ctx *c, size_t begin, size_t end)                          \
-    {                                                                                               \
-        for (size_t i = begin; i < end; ++i)                                                        \
-            body(c, (int32_t)i);                                                                    \
-    }
+/* A scheme declares its passes once, as a list of X(NAME, ID, LABEL, FLAGS, FORM):
+ *   NAME   the pass: its per-particle body is the HD function NAME_body(c, i) in the scheme's
+ *          passes header, its pass object `const pass NAME_pass` (schemes/passes.c)
+ *   ID     its enumerator in enum pass_id (schemes/registry.h)
+ *   LABEL  its name in timings and `sluice bench` tables
+ *   FLAGS  enum pass_flags
+ *   FORM   BODY   the body only (par-part and par-cell run it on the GPU)
+ *          PAIRS  also a pair form, NAME_pass_load/begin/add/next/finish (mps_passes.h), which the
+ *                 staged GPU strategies and the all-pairs oracle drive
+ *          SYM    also a pair form and a symmetric form whose GPU adapter NAME_pairs and launcher
+ *                 NAME_sym live in gpu/pass_kernels.cu (the WCSPH forces: compiled per option set)
+ * schemes/registry.h joins the lists of every scheme; the pass ids, the CPU loops and pass
+ * objects (schemes/passes.c) and the GPU dispatch tables (gpu/pass_kernels.cu) are generated from
+ * it, so a pass whose body, pair form or GPU adapter is missing does not build. */
 
 #endif

@@ -1,9 +1,10 @@
 /* pass_kernels.cu: the passes' per-particle bodies (wcsph_passes.h, mps_passes.h) as CUDA kernels, one
- * template per interaction strategy; the physics is not written again here. */
+ * template per interaction strategy; the physics is not written again here. Which kernels a pass
+ * has is generated from the schemes' pass lists (schemes/registry.h), so a listed pass without a
+ * body, pair form or GPU adapter is a build error, not a run-time one. */
 #include "pass_kernels.h"
 
-#include "schemes/mps/mps_passes.h"
-#include "schemes/wcsph/wcsph_passes.h"
+#include "schemes/registry.h"
 #include "gpu_check.h"
 
 #include <cuda_runtime.h>
@@ -211,27 +212,28 @@ struct wcsph_forces_pairs_with {
 };
 typedef wcsph_forces_pairs_with<options_at_run_time> wcsph_forces_pairs;
 
-/* An MPS pass in pair form (mps_passes.h: mps_NAME_pass_*), the functions its CPU body runs. */
-#define MPS_PAIRS(NAME)                                                                                 \
-    struct mps_##NAME##_pairs {                                                                         \
-        typedef mps_particle source;                                                                    \
-        typedef mps_##NAME##_pass_acc acc;                                                              \
+/* A pass of FORM PAIRS (core/pass.h): its pair form NAME_pass_load/begin/add/next/finish/cube, the
+ * functions its CPU body runs, as the traits NAME_pairs that the staged kernels drive. */
+#define PAIR_FORM_TRAITS(NAME)                                                                          \
+    struct NAME##_pairs {                                                                               \
+        typedef decltype(NAME##_pass_load((const pass_ctx *)0, 0)) source;                              \
+        typedef NAME##_pass_acc acc;                                                                    \
         typedef int view;                                                                               \
         __device__ static view view_of(const pass_ctx &) { return 0; }                                  \
         __device__ static real cutoff2(const pass_ctx &c) { return c.P.r2_max; }                        \
-        __device__ static bool cube(const pass_ctx &c) { return mps_domain_is_cube(&c.P) != 0; }        \
+        __device__ static bool cube(const pass_ctx &c) { return NAME##_pass_cube(&c) != 0; }            \
         __device__ static source load(const pass_ctx &c, const view &, int32_t j)                       \
         {                                                                                               \
-            return mps_##NAME##_pass_load(&c, j);                                                       \
+            return NAME##_pass_load(&c, j);                                                             \
         }                                                                                               \
         __device__ static bool begin(const pass_ctx &c, const view &, int32_t i, const source &a, acc &s) \
         {                                                                                               \
-            return mps_##NAME##_pass_begin(&c, &a, i, &s) != 0;                                         \
+            return NAME##_pass_begin(&c, &a, i, &s) != 0;                                               \
         }                                                                                               \
         __device__ static void add(const pass_ctx &c, const source &a, int32_t i, const source &b, int32_t j, \
                                    acc &s)                                                              \
         {                                                                                               \
-            mps_##NAME##_pass_add(&c, &a, i, &b, j, &s);                                                \
+            NAME##_pass_add(&c, &a, i, &b, j, &s);                                                      \
         }                                                                                               \
         /* add(): the pair function tests its own domain all the same */                                \
         __device__ static void add_near(const pass_ctx &c, const source &a, int32_t i, const source &b,  \
@@ -241,39 +243,32 @@ typedef wcsph_forces_pairs_with<options_at_run_time> wcsph_forces_pairs;
         }                                                                                               \
         __device__ static bool next(const pass_ctx &c, const view &, int32_t i, const source &a, acc &s)  \
         {                                                                                               \
-            return mps_##NAME##_pass_next(&c, &a, i, &s) != 0;                                          \
+            return NAME##_pass_next(&c, &a, i, &s) != 0;                                                \
         }                                                                                               \
         __device__ static void finish(const pass_ctx &c, const view &, int32_t i, const source &a,        \
                                       const acc &s)                                                     \
         {                                                                                               \
-            mps_##NAME##_pass_finish(&c, &a, i, &s);                                                    \
+            NAME##_pass_finish(&c, &a, i, &s);                                                          \
         }                                                                                               \
     };
 
-MPS_PAIRS(accel)
-MPS_PAIRS(collision)
-MPS_PAIRS(density)
-MPS_PAIRS(wall_pressure)
-MPS_PAIRS(ppe_setup)
-MPS_PAIRS(ppe_apply)
-MPS_PAIRS(gradient)
-MPS_PAIRS(op_gradient)
-MPS_PAIRS(op_laplacian)
-MPS_PAIRS(op_lsmps_gradient)
+/* The traits of every pass with a pair form, from the pass lists: generated for FORM PAIRS; FORM
+ * SYM's are written above (wcsph_forces_pairs). */
+#define PAIR_TRAITS_BODY(NAME)
+#define PAIR_TRAITS_PAIRS(NAME) PAIR_FORM_TRAITS(NAME)
+#define PAIR_TRAITS_SYM(NAME)
+#define PAIR_TRAITS(NAME, ID, LABEL, FLAGS, FORM) PAIR_TRAITS_##FORM(NAME)
+SLUICE_PASSES(PAIR_TRAITS)
+#undef PAIR_TRAITS
 
-/* Every pass with a pair form: X(pass id, traits). */
-#define PAIR_FORM_PASSES(X)                                                                           \
-    X(PASS_WCSPH_FORCES, wcsph_forces_pairs)                                                          \
-    X(PASS_MPS_ACCEL, mps_accel_pairs)                                                                \
-    X(PASS_MPS_COLLISION, mps_collision_pairs)                                                        \
-    X(PASS_MPS_DENSITY, mps_density_pairs)                                                            \
-    X(PASS_MPS_WALL_PRESSURE, mps_wall_pressure_pairs)                                                \
-    X(PASS_MPS_PPE_SETUP, mps_ppe_setup_pairs)                                                        \
-    X(PASS_MPS_PPE_APPLY, mps_ppe_apply_pairs)                                                        \
-    X(PASS_MPS_GRADIENT, mps_gradient_pairs)                                                          \
-    X(PASS_MPS_OP_GRADIENT, mps_op_gradient_pairs)                                                    \
-    X(PASS_MPS_OP_LAPLACIAN, mps_op_laplacian_pairs)                                                  \
-    X(PASS_MPS_OP_LSMPS_GRADIENT, mps_op_lsmps_gradient_pairs)
+/* Whether a FORM has a pair form (staged strategies, par-part-compact, the oracle) and a symmetric
+ * one (par-part-sym). */
+#define FORM_HAS_PAIRS_BODY 0
+#define FORM_HAS_PAIRS_PAIRS 1
+#define FORM_HAS_PAIRS_SYM 1
+#define FORM_HAS_SYM_BODY 0
+#define FORM_HAS_SYM_PAIRS 0
+#define FORM_HAS_SYM_SYM 1
 
 /* x-pencil (and par-cell-sm with L = 1): block b takes cells [ix0, ix0 + L) of one (iy, iz) row;
  * its targets, at most blockDim of them, are contiguous; so is each source pencil. */
@@ -564,33 +559,25 @@ static int pencil_length(const launch_geom *g)
     return L;
 }
 
-/* Every pass with a symmetric form: X(pass id, launcher), the launcher running par-part-sym with the
+/* Whether pass_id has a pair form, and a symmetric form (par-part-sym: its launcher NAME_sym with the
  * pass's traits (both_acc, begin_both, add_both, end_both, finish_both, pack, unpack, w_above,
- * packed_area). */
-#define SYM_FORM_PASSES(X) X(PASS_WCSPH_FORCES, launch_wcsph_sym)
-
-/* The pass ids of a list of (pass id, traits or launcher), and whether a pass is among them. */
-#define PASS_ID_OF(id, traits) id,
-static const int pair_form_ids[] = {PAIR_FORM_PASSES(PASS_ID_OF)};
-static const int sym_form_ids[] = {SYM_FORM_PASSES(PASS_ID_OF)};
-#undef PASS_ID_OF
-
-static int listed(int pass_id, const int *ids, size_t count)
-{
-    for (size_t k = 0; k < count; ++k)
-        if (ids[k] == pass_id)
-            return 1;
-    return 0;
-}
+ * packed_area)). Indexed by enum pass_id, in list order. */
+#define PAIR_FORM_FLAG(NAME, ID, LABEL, FLAGS, FORM) FORM_HAS_PAIRS_##FORM,
+#define SYM_FORM_FLAG(NAME, ID, LABEL, FLAGS, FORM) FORM_HAS_SYM_##FORM,
+static const unsigned char pass_has_pair_form[] = {SLUICE_PASSES(PAIR_FORM_FLAG)};
+static const unsigned char pass_has_sym_form[] = {SLUICE_PASSES(SYM_FORM_FLAG)};
+#undef PAIR_FORM_FLAG
+#undef SYM_FORM_FLAG
+static_assert(sizeof pass_has_pair_form == PASS_COUNT, "one entry per listed pass");
 
 static int has_pair_form(int pass_id)
 {
-    return listed(pass_id, pair_form_ids, sizeof pair_form_ids / sizeof pair_form_ids[0]);
+    return pass_id >= 0 && pass_id < PASS_COUNT && pass_has_pair_form[pass_id];
 }
 
 static int has_sym_form(int pass_id)
 {
-    return listed(pass_id, sym_form_ids, sizeof sym_form_ids / sizeof sym_form_ids[0]);
+    return pass_id >= 0 && pass_id < PASS_COUNT && pass_has_sym_form[pass_id];
 }
 
 int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *geo)
@@ -665,7 +652,7 @@ static int launch_sym(const pass_ctx *c, int32_t n, gpu_scratch *work, sl_err *e
 
 /* The WCSPH forces by par-part-sym, compiled for the option sets of the Wendland kernel and gamma 7
  * (dimension, viscosity, diffusion: 12 of them); any other set reads its options at run time. */
-static int launch_wcsph_sym(const pass_ctx *c, int32_t n, gpu_scratch *work, sl_err *err)
+static int wcsph_forces_sym(const pass_ctx *c, int32_t n, gpu_scratch *work, sl_err *err)
 {
     const sph_pair_options o = sph_pair_options_of(&c->P);
     if (o.kernel == KERNEL_WENDLAND_C2 && o.gamma7) {
@@ -735,16 +722,28 @@ struct all_pairs_launch {
     }
 };
 
-/* Launches L with the pair-form traits of pass_id (PAIR_FORM_PASSES). */
+/* The switch cases of the pass lists: FORM PAIRS and SYM passes launch L with their traits, FORM SYM
+ * passes run par-part-sym by their launcher, every pass runs its body. */
+#define PAIR_CASE_BODY(NAME, ID)
+#define PAIR_CASE_PAIRS(NAME, ID) \
+    case ID: return L::template run<NAME##_pairs>(strategy, c, n, geo, err);
+#define PAIR_CASE_SYM(NAME, ID) PAIR_CASE_PAIRS(NAME, ID)
+#define PAIR_CASE(NAME, ID, LABEL, FLAGS, FORM) PAIR_CASE_##FORM(NAME, ID)
+#define SYM_CASE_BODY(NAME, ID)
+#define SYM_CASE_PAIRS(NAME, ID)
+#define SYM_CASE_SYM(NAME, ID) \
+    case ID: return NAME##_sym(c, n, work, err);
+#define SYM_CASE(NAME, ID, LABEL, FLAGS, FORM) SYM_CASE_##FORM(NAME, ID)
+#define BODY_CASE(NAME, ID, LABEL, FLAGS, FORM) \
+    case ID: return launch_body<NAME##_body>(strategy, c, n, geo, err);
+
+/* Launches L with the pair-form traits of pass_id. */
 template <class L>
 static int with_pair_form(int pass_id, int strategy, const pass_ctx *c, int32_t n, const launch_geom *geo,
                           sl_err *err)
 {
     switch (pass_id) {
-#define PAIR_FORM_CASE(id, traits) \
-    case id: return L::template run<traits>(strategy, c, n, geo, err);
-        PAIR_FORM_PASSES(PAIR_FORM_CASE)
-#undef PAIR_FORM_CASE
+        SLUICE_PASSES(PAIR_CASE)
     default:
         return gpu_fail_input(err, "pass %d has no pair form", pass_id);
     }
@@ -757,10 +756,7 @@ int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, con
         return gpu_fail_input(err, "strategy %s cannot run pass %d", gpu_strategy_label(strategy), pass_id);
     if (strategy == GS_PAR_PART_SYM) {
         switch (pass_id) {
-#define SYM_FORM_LAUNCH(id, launcher) \
-    case id: return launcher(c, n, work, err);
-            SYM_FORM_PASSES(SYM_FORM_LAUNCH)
-#undef SYM_FORM_LAUNCH
+            SLUICE_PASSES(SYM_CASE)
         }
     }
     if (strategy == GS_PAR_CELL_SM || strategy == GS_X_PENCIL)
@@ -768,26 +764,9 @@ int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, con
     if (strategy == GS_PAR_PART_COMPACT)
         return with_pair_form<compact_launch>(pass_id, strategy, c, n, geo, err);
     switch (pass_id) {
-    case PASS_WCSPH_FORCES: return launch_body<wcsph_forces_body>(strategy, c, n, geo, err);
-    case PASS_WCSPH_PREDICT: return launch_body<wcsph_predict_body>(strategy, c, n, geo, err);
-    case PASS_WCSPH_CORRECT: return launch_body<wcsph_correct_body>(strategy, c, n, geo, err);
-    case PASS_WCSPH_VERLET: return launch_body<wcsph_verlet_body>(strategy, c, n, geo, err);
-    case PASS_MPS_ACCEL: return launch_body<mps_accel_body>(strategy, c, n, geo, err);
-    case PASS_MPS_PREDICT: return launch_body<mps_predict_body>(strategy, c, n, geo, err);
-    case PASS_MPS_COLLISION: return launch_body<mps_collision_body>(strategy, c, n, geo, err);
-    case PASS_MPS_COLLISION_APPLY: return launch_body<mps_collision_apply_body>(strategy, c, n, geo, err);
-    case PASS_MPS_DENSITY: return launch_body<mps_density_body>(strategy, c, n, geo, err);
-    case PASS_MPS_WALL_PRESSURE: return launch_body<mps_wall_pressure_body>(strategy, c, n, geo, err);
-    case PASS_MPS_PPE_SETUP: return launch_body<mps_ppe_setup_body>(strategy, c, n, geo, err);
-    case PASS_MPS_PPE_APPLY: return launch_body<mps_ppe_apply_body>(strategy, c, n, geo, err);
-    case PASS_MPS_PRESSURE: return launch_body<mps_pressure_body>(strategy, c, n, geo, err);
-    case PASS_MPS_GRADIENT: return launch_body<mps_gradient_body>(strategy, c, n, geo, err);
-    case PASS_MPS_CORRECT: return launch_body<mps_correct_body>(strategy, c, n, geo, err);
-    case PASS_MPS_OP_GRADIENT: return launch_body<mps_op_gradient_body>(strategy, c, n, geo, err);
-    case PASS_MPS_OP_LAPLACIAN: return launch_body<mps_op_laplacian_body>(strategy, c, n, geo, err);
-    case PASS_MPS_OP_LSMPS_GRADIENT: return launch_body<mps_op_lsmps_gradient_body>(strategy, c, n, geo, err);
+        SLUICE_PASSES(BODY_CASE)
     default:
-        return gpu_fail_input(err, "the CUDA backend has no kernel for pass %d", pass_id);
+        return gpu_fail_input(err, "no listed pass has id %d", pass_id);
     }
 }
 

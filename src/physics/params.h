@@ -6,6 +6,7 @@
 
 /* MPS: radii in metres, lattice constants for the scene's spacing (mps_lattice_constants). */
 typedef struct mps_params {
+    int is_explicit;      /* explicit (weakly compressible) MPS: EOS pressure, symmetric gradient */
     int weight;           /* enum mps_weight_kind (mps_weight.h) */
     int lsmps;            /* 1: LSMPS gradient and viscosity Laplacian */
     int stabilised;       /* MPS gradient relative to the smallest neighbour value */

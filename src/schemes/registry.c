@@ -1,13 +1,22 @@
-/* scheme_registry.c: the schemes a scene can name in simulation.method. */
+/* registry.c: the schemes a scene can name in simulation.method, from SLUICE_SCHEMES (registry.h). */
+#include "registry.h"
+
 #include "core/scheme.h"
 
 #include <string.h>
 
-extern const scheme scheme_wcsph;
-extern const scheme scheme_mps;
-extern const scheme scheme_emps;
+#define SCHEME_EXTERN(NAME) extern const scheme scheme_##NAME;
+SLUICE_SCHEMES(SCHEME_EXTERN)
+#undef SCHEME_EXTERN
 
-static const scheme *const schemes[] = {&scheme_wcsph, &scheme_mps, &scheme_emps};
+#define SCHEME_ENTRY(NAME) &scheme_##NAME,
+static const scheme *const schemes[] = {SLUICE_SCHEMES(SCHEME_ENTRY)};
+#undef SCHEME_ENTRY
+
+/* "|wcsph|mps|emps": the names accepted in scene files, after the first '|' */
+#define SCHEME_NAME(NAME) "|" #NAME
+static const char scheme_name_list[] = SLUICE_SCHEMES(SCHEME_NAME);
+#undef SCHEME_NAME
 
 const scheme *scheme_find(const char *name)
 {
@@ -19,5 +28,5 @@ const scheme *scheme_find(const char *name)
 
 const char *scheme_names(void)
 {
-    return "wcsph|mps|emps";
+    return scheme_name_list + 1;
 }

@@ -20,7 +20,7 @@
 #include "gpu/backend_cuda.h"
 #include "gpu/pass_kernels.h"
 #include "physics/sph_eos.h"
-#include "schemes/wcsph/wcsph_passes.h"
+#include "schemes/registry.h"
 #include "base/scene.h"
 #include "core/sim.h"
 #include "mps_pair_check.h"

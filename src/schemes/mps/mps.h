@@ -3,12 +3,6 @@
 #define SLUICE_MPS_H
 
 struct sim;
-struct pass;
-
-/* Single operators of the pressure field over every particle (mps_passes.h: the MPS gradient into
- * gx..gz, the MPS Laplacian into ax, the first-order LSMPS gradient into gx..gz), for
- * `sluice bench --case operators`; they need a simulation of method "mps" or "emps". */
-extern const struct pass mps_pass_op_gradient, mps_pass_op_laplacian, mps_pass_op_lsmps_gradient;
 
 typedef struct mps_stats {
     long steps;              /* steps taken */

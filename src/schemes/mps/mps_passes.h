@@ -13,7 +13,7 @@
 #include "physics/mps_ppe.h"
 #include "physics/mps_weight.h"
 
-/* The scheme's fields, as pass_ctx slots; pass_ctx.a.flag is 1 for explicit MPS. */
+/* The scheme's fields, as pass_ctx slots (explicit MPS: P.mps.is_explicit). */
 enum mps_slot {
     MS_AX, MS_AY, MS_AZ, /* explicit acceleration */
     MS_N,                /* number density at re_n */
@@ -30,17 +30,40 @@ enum mps_slot {
     MS_COUNT
 };
 
-enum { PASS_MPS_ACCEL = 200, PASS_MPS_PREDICT, PASS_MPS_DENSITY, PASS_MPS_PPE_SETUP, PASS_MPS_PPE_APPLY,
-       PASS_MPS_PRESSURE, PASS_MPS_GRADIENT, PASS_MPS_CORRECT, PASS_MPS_COLLISION,
-       PASS_MPS_COLLISION_APPLY, PASS_MPS_WALL_PRESSURE,
-       /* single operators on the scheme's fields, for `sluice bench --case operators` */
-       PASS_MPS_OP_GRADIENT, PASS_MPS_OP_LAPLACIAN, PASS_MPS_OP_LSMPS_GRADIENT };
+/* The passes of both MPS schemes, declared once (core/pass.h: X(NAME, ID, LABEL, FLAGS, FORM)); the
+ * CPU loops, the pass objects NAME_pass and the GPU dispatch are generated from this list. Every
+ * neighbour pass has a pair form (FORM PAIRS: NAME_pass_load/begin/add/next/finish below). The
+ * mps_op_* passes are single operators on the scheme's fields, for `sluice bench --case operators`. */
+#define MPS_PASSES(X)                                                                               \
+    X(mps_accel, PASS_MPS_ACCEL, "mps.accel", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS)             \
+    X(mps_predict, PASS_MPS_PREDICT, "mps.predict", 0, BODY)                                        \
+    X(mps_density, PASS_MPS_DENSITY, "mps.density", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS)       \
+    X(mps_ppe_setup, PASS_MPS_PPE_SETUP, "mps.ppe_setup", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
+    X(mps_ppe_apply, PASS_MPS_PPE_APPLY, "mps.ppe_apply", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
+    X(mps_pressure, PASS_MPS_PRESSURE, "mps.pressure", 0, BODY)                                     \
+    X(mps_gradient, PASS_MPS_GRADIENT, "mps.gradient", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS)    \
+    X(mps_correct, PASS_MPS_CORRECT, "mps.correct", 0, BODY)                                        \
+    X(mps_collision, PASS_MPS_COLLISION, "mps.collision", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
+    X(mps_collision_apply, PASS_MPS_COLLISION_APPLY, "mps.collision_apply", 0, BODY)                \
+    X(mps_wall_pressure, PASS_MPS_WALL_PRESSURE, "mps.wall_pressure", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
+    X(mps_op_gradient, PASS_MPS_OP_GRADIENT, "mps.op.gradient", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
+    X(mps_op_laplacian, PASS_MPS_OP_LAPLACIAN, "mps.op.laplacian", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
+    X(mps_op_lsmps_gradient, PASS_MPS_OP_LSMPS_GRADIENT, "mps.op.lsmps_gradient", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS)
 
 /* No MPS pair interacts beyond r_max: in distance, or along any axis for the cubic domain. */
 HD static inline int mps_domain_is_cube(const sim_params *P)
 {
     return P->mps.weight == MPS_WEIGHT_CUBIC;
 }
+
+/* NAME_pass_cube(c) of the pair form: every MPS pass shares the scheme's interaction domain. */
+#define MPS_PASS_CUBE(NAME, ID, LABEL, FLAGS, FORM)                                                 \
+    HD static inline int NAME##_pass_cube(const pass_ctx *c)                                        \
+    {                                                                                               \
+        return mps_domain_is_cube(&c->P);                                                           \
+    }
+MPS_PASSES(MPS_PASS_CUBE)
+#undef MPS_PASS_CUBE
 
 HD static inline mps_kernel mps_kernel_n(const sim_params *P)
 {
@@ -62,6 +85,7 @@ HD static inline mps_kernel mps_kernel_lap(const sim_params *P)
  *   mps_NAME_pass_add(c, a, i, b, j, acc)     what candidate j adds
  *   mps_NAME_pass_next(c, a, i, acc)          the end of a sweep: 1 when another is needed
  *   mps_NAME_pass_finish(c, a, i, acc)        writes particle i's outputs (and nothing else)
+ *   mps_NAME_pass_cube(c)                      the interaction domain is a cube (above)
  * MPS_PASS_BODY(NAME) makes mps_NAME_body(c, i) of them: the gather loop that the CPU loops and the
  * par-part / par-cell kernels run; the staged kernels of pass_kernels.cu drive the same functions
  * with the candidates in shared memory. */
@@ -387,7 +411,7 @@ HD static inline void mps_density_pass_finish(const pass_ctx *c, const mps_parti
     c->tag[i] = cls;
     PASS_FIELD(c, MS_N)[i] = n;
     f[PF_RHO][i] = P->rho0 * n / n0;
-    if (c->a.flag)
+    if (c->P.mps.is_explicit)
         f[PF_P][i] = mps_admissible_pressure(cls, P->eos_b * (real_pow(n / n0, P->eos_gamma) - R(1.0)),
                                              P->mps.clamp);
 }
@@ -583,7 +607,7 @@ HD static inline lsmps_gradient_op mps_gradient_pass_lsmps_op(const pass_ctx *c)
 {
     const mps_params *M = &c->P.mps;
     mps_scope s = mps_gradient_pass_scope(c);
-    return lsmps_gradient_op_of(&s, M->inv_rs, M->stabilised && !c->a.flag, M->stabilised ? 1 : 0);
+    return lsmps_gradient_op_of(&s, M->inv_rs, M->stabilised && !c->P.mps.is_explicit, M->stabilised ? 1 : 0);
 }
 
 HD static inline mps_particle mps_gradient_pass_load(const pass_ctx *c, int32_t j)
@@ -604,7 +628,7 @@ HD static inline int mps_gradient_pass_begin(const pass_ctx *c, const mps_partic
         s->kind = MGP_LSMPS;
         return lsmps_gradient_begin(&op, a, &s->lsmps);
     }
-    if (c->a.flag) {
+    if (c->P.mps.is_explicit) {
         s->kind = MGP_SYMMETRIC;
         return 1;
     }

@@ -5,22 +5,10 @@
 #include "core/scheme.h"
 #include "physics/sph_eos.h"
 #include "physics/sph_kernel.h"
-#include "wcsph_passes.h"
+#include "schemes/registry.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-/* The CPU loops over the per-particle bodies of wcsph_passes.h (the GPU has kernels for them). */
-PASS_CPU_RANGE(wcsph_forces_body)
-PASS_CPU_RANGE(wcsph_predict_body)
-PASS_CPU_RANGE(wcsph_correct_body)
-PASS_CPU_RANGE(wcsph_verlet_body)
-
-static const pass pass_forces = {"wcsph.forces", PASS_WCSPH_FORCES, wcsph_forces_body_range,
-                                   PASS_NEIGHBOURS | PASS_REPEATABLE};
-static const pass pass_predict = {"wcsph.predict", PASS_WCSPH_PREDICT, wcsph_predict_body_range, 0};
-static const pass pass_correct = {"wcsph.correct", PASS_WCSPH_CORRECT, wcsph_correct_body_range, 0};
-static const pass pass_verlet = {"wcsph.verlet", PASS_WCSPH_VERLET, wcsph_verlet_body_range, 0};
 
 /* ---- set-up ------------------------------------------------------------------------------ */
 
@@ -94,7 +82,7 @@ static int rates(sim *s, sl_err *err)
     int rc = s->be->build_cells(s, err);
     if (rc)
         return rc;
-    s->be->run_pass(s, &pass_forces, s->g.n_inside);
+    s->be->run_pass(s, &wcsph_forces_pass, s->g.n_inside);
     return SL_OK;
 }
 
@@ -113,15 +101,15 @@ static int wcsph_step(sim *s, double dt, sl_err *err)
     s->args.dt = (real)dt;
     if (s->sc->integrator == INTEGRATOR_VERLET) {
         /* an Euler step first (there is no v^{n-1} yet) and every verlet_steps steps after */
-        s->args.flag = s->step % s->sc->verlet_steps == 0;
-        s->be->run_pass(s, &pass_verlet, s->g.n_inside);
+        s->args.euler_step = s->step % s->sc->verlet_steps == 0;
+        s->be->run_pass(s, &wcsph_verlet_pass, s->g.n_inside);
         return SL_OK;
     }
-    s->be->run_pass(s, &pass_predict, s->g.n_inside);
+    s->be->run_pass(s, &wcsph_predict_pass, s->g.n_inside);
     int rc = rates(s, err);
     if (rc)
         return rc;
-    s->be->run_pass(s, &pass_correct, s->g.n_inside);
+    s->be->run_pass(s, &wcsph_correct_pass, s->g.n_inside);
     return SL_OK;
 }
 

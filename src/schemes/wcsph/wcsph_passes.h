@@ -15,7 +15,15 @@ enum wcsph_slot {
     WS_COUNT
 };
 
-enum { PASS_WCSPH_FORCES = 100, PASS_WCSPH_PREDICT, PASS_WCSPH_CORRECT, PASS_WCSPH_VERLET };
+/* The scheme's passes, declared once (core/pass.h: X(NAME, ID, LABEL, FLAGS, FORM)); the CPU loops,
+ * the pass objects NAME_pass and the GPU dispatch are generated from this list. The forces' pair
+ * form and symmetric form (FORM SYM) are the sph_force_* functions of sph_forces.h, which the GPU
+ * adapts per option set (gpu/pass_kernels.cu). */
+#define WCSPH_PASSES(X)                                                                             \
+    X(wcsph_forces, PASS_WCSPH_FORCES, "wcsph.forces", PASS_NEIGHBOURS | PASS_REPEATABLE, SYM)      \
+    X(wcsph_predict, PASS_WCSPH_PREDICT, "wcsph.predict", 0, BODY)                                  \
+    X(wcsph_correct, PASS_WCSPH_CORRECT, "wcsph.correct", 0, BODY)                                  \
+    X(wcsph_verlet, PASS_WCSPH_VERLET, "wcsph.verlet", 0, BODY)
 
 HD static inline real *wcsph_field_or_null(const pass_ctx *c, int slot)
 {
@@ -60,11 +68,11 @@ HD static inline void wcsph_correct_body(const pass_ctx *c, int32_t i)
     sph_symplectic_correct(&c->P, &v, i, c->a.dt);
 }
 
-/* c->a.flag: this is the periodic Euler step */
+/* c->a.euler_step: this is the periodic Euler step */
 HD static inline void wcsph_verlet_body(const pass_ctx *c, int32_t i)
 {
     sph_state_view v = wcsph_state_view(c);
-    sph_verlet_step(&c->P, &v, i, c->a.dt, c->a.flag);
+    sph_verlet_step(&c->P, &v, i, c->a.dt, c->a.euler_step);
 }
 
 #endif
