@@ -49,19 +49,31 @@ typedef struct pass {
     unsigned flags;                                            /* enum pass_flags */
 } pass;
 
-/* A scheme declares its passes once, as a list of X(NAME, ID, LABEL, FLAGS, FORM):
- *   NAME   the pass: its per-particle body is the HD function NAME_body(c, i) in the scheme's
- *          passes header, its pass object `const pass NAME_pass` (schemes/passes.c)
- *   ID     its enumerator in enum pass_id (schemes/registry.h)
+/* A scheme (or a wall model) declares its passes once, as a list of X(NAME, ID, LABEL, FLAGS, FORM):
+ *   NAME   the pass: its per-particle body is the HD function NAME_body(c, i) in the passes
+ *          header, its pass object `const pass NAME_pass` (PASS_DEFINE below)
+ *   ID     its enumerator (schemes/registry.h, boundary/boundary_passes.h)
  *   LABEL  its name in timings and `sluice bench` tables
  *   FLAGS  enum pass_flags
  *   FORM   BODY   the body only (par-part and par-cell run it on the GPU)
- *          PAIRS  also a pair form, NAME_pass_load/begin/add/next/finish (mps_passes.h), which the
- *                 staged GPU strategies and the all-pairs oracle drive
+ *          PAIRS  also a pair form, NAME_pass_load/begin/add/next/finish/cube (pass_mps.h), which
+ *                 the staged GPU strategies and the all-pairs oracle drive
  *          SYM    also a pair form and a symmetric form whose GPU adapter NAME_pairs and launcher
  *                 NAME_sym live in gpu/pass_kernels.cu (the WCSPH forces: compiled per option set)
- * schemes/registry.h joins the lists of every scheme; the pass ids, the CPU loops and pass
- * objects (schemes/passes.c) and the GPU dispatch tables (gpu/pass_kernels.cu) are generated from
- * it, so a pass whose body, pair form or GPU adapter is missing does not build. */
+ * schemes/registry.h joins every list (SLUICE_PASSES); the ids, the CPU loops and pass objects
+ * (schemes/passes.c, boundary/passes.c) and the GPU dispatch (gpu/pass_kernels.cu) are generated
+ * from the lists, so a pass whose body, pair form or GPU adapter is missing does not build. */
+
+/* The CPU loop NAME_range over the body, and the pass object NAME_pass, of a list entry. */
+#define PASS_DEFINE(NAME, ID, LABEL, FLAGS, FORM)                                                    \
+    static void NAME##_range(const pass_ctx *c, size_t begin, size_t end)                           \
+    {                                                                                               \
+        for (size_t i = begin; i < end; ++i)                                                        \
+            NAME##_body(c, (int32_t)i);                                                             \
+    }                                                                                               \
+    const pass NAME##_pass = {LABEL, ID, NAME##_range, FLAGS};
+
+/* The declaration of a list entry's pass object. */
+#define PASS_EXTERN(NAME, ID, LABEL, FLAGS, FORM) extern const pass NAME##_pass;
 
 #endif

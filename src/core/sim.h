@@ -11,9 +11,12 @@
 #include "base/scene.h"
 #include "base/status.h"
 
+struct boundary_model;
+
 typedef struct sim {
     const scene *sc;
     const scheme *sch;
+    const struct boundary_model *bnd;    /* the wall model, picked by the scheme (boundary/) */
     const backend *be;
     sim_params P;
     particles p;

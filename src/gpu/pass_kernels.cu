@@ -561,24 +561,29 @@ static int pencil_length(const launch_geom *g)
 
 /* Whether pass_id has a pair form, and a symmetric form (par-part-sym: its launcher NAME_sym with the
  * pass's traits (both_acc, begin_both, add_both, end_both, finish_both, pack, unpack, w_above,
- * packed_area)). Indexed by enum pass_id, in list order. */
-#define PAIR_FORM_FLAG(NAME, ID, LABEL, FLAGS, FORM) FORM_HAS_PAIRS_##FORM,
-#define SYM_FORM_FLAG(NAME, ID, LABEL, FLAGS, FORM) FORM_HAS_SYM_##FORM,
-static const unsigned char pass_has_pair_form[] = {SLUICE_PASSES(PAIR_FORM_FLAG)};
-static const unsigned char pass_has_sym_form[] = {SLUICE_PASSES(SYM_FORM_FLAG)};
-#undef PAIR_FORM_FLAG
-#undef SYM_FORM_FLAG
-static_assert(sizeof pass_has_pair_form == PASS_COUNT, "one entry per listed pass");
+ * packed_area)), from the pass lists. */
+#define PAIR_FORM_FLAG(NAME, ID, LABEL, FLAGS, FORM) \
+    case ID: return FORM_HAS_PAIRS_##FORM;
+#define SYM_FORM_FLAG(NAME, ID, LABEL, FLAGS, FORM) \
+    case ID: return FORM_HAS_SYM_##FORM;
 
 static int has_pair_form(int pass_id)
 {
-    return pass_id >= 0 && pass_id < PASS_COUNT && pass_has_pair_form[pass_id];
+    switch (pass_id) {
+        SLUICE_PASSES(PAIR_FORM_FLAG)
+    default: return 0;
+    }
 }
 
 static int has_sym_form(int pass_id)
 {
-    return pass_id >= 0 && pass_id < PASS_COUNT && pass_has_sym_form[pass_id];
+    switch (pass_id) {
+        SLUICE_PASSES(SYM_FORM_FLAG)
+    default: return 0;
+    }
 }
+#undef PAIR_FORM_FLAG
+#undef SYM_FORM_FLAG
 
 int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *geo)
 {

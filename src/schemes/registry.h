@@ -5,6 +5,7 @@
 #ifndef SLUICE_SCHEMES_REGISTRY_H
 #define SLUICE_SCHEMES_REGISTRY_H
 
+#include "boundary/boundary_passes.h"
 #include "core/pass.h"
 #include "schemes/mps/mps_passes.h"
 #include "schemes/wcsph/wcsph_passes.h"
@@ -12,20 +13,22 @@
 /* S(NAME): simulation.method NAME, the scheme object scheme_NAME (core/scheme.h) in schemes/NAME/. */
 #define SLUICE_SCHEMES(S) S(wcsph) S(mps) S(emps)
 
-/* X(NAME, ID, LABEL, FLAGS, FORM) for every pass (core/pass.h); explicit MPS runs MPS's passes. */
-#define SLUICE_PASSES(X) WCSPH_PASSES(X) MPS_PASSES(X)
+/* X(NAME, ID, LABEL, FLAGS, FORM) for every pass of the schemes (core/pass.h); explicit MPS runs
+ * MPS's passes. */
+#define SCHEME_PASSES(X) WCSPH_PASSES(X) MPS_PASSES(X)
 
-/* Dense ids, in list order: the GPU dispatch tables are indexed by them. */
+/* Every pass: the schemes' and the wall models' (boundary/boundary_passes.h). */
+#define SLUICE_PASSES(X) SCHEME_PASSES(X) BOUNDARY_PASSES(X)
+
+/* The schemes' pass ids, in list order (the wall models' follow from 1000). */
 #define PASS_LIST_ID(NAME, ID, LABEL, FLAGS, FORM) ID,
-enum pass_id { SLUICE_PASSES(PASS_LIST_ID) PASS_COUNT };
+enum pass_id { SCHEME_PASSES(PASS_LIST_ID) SCHEME_PASS_END };
 #undef PASS_LIST_ID
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-#define PASS_LIST_EXTERN(NAME, ID, LABEL, FLAGS, FORM) extern const pass NAME##_pass;
-SLUICE_PASSES(PASS_LIST_EXTERN)
-#undef PASS_LIST_EXTERN
+SCHEME_PASSES(PASS_EXTERN)
 #ifdef __cplusplus
 }
 #endif

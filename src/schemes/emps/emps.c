@@ -1,10 +1,11 @@
 /* emps.c: explicit (weakly compressible) MPS: the semi-implicit scheme's step with the pressure
  * from the equation of state, p = B ((n* / n0)^gamma - 1), instead of the Poisson solve; the wall
- * layer's pressure extrapolated from the fluid (Adami et al. 2012) where the scene asks for it, and
- * the symmetric gradient. The passes and the shared halves of the step are MPS's
+ * layer's pressure extrapolated from the fluid (Adami et al. 2012, boundary/mps_extrapolated) where
+ * the scene asks for it, and the symmetric gradient. The passes and the shared halves of the step are MPS's
  * (schemes/mps/mps_common.h). */
 #include "schemes/mps/mps_common.h"
 
+#include "boundary/boundary.h"
 #include "core/scheme.h"
 #include "schemes/registry.h"
 
@@ -20,8 +21,8 @@ static int emps_step(sim *s, double dt, sl_err *err)
     int rc = mps_step_predict(s, dt, err);
     if (rc)
         return rc;
-    if (s->P.mps.wall_extrapolated)
-        s->be->run_pass(s, &mps_wall_pressure_pass, s->g.n_inside);
+    if (s->bnd->after_density)
+        s->bnd->after_density(s); /* the wall layer's pressure from the fluid (mps_extrapolated) */
     mps_step_correct(s);
     return SL_OK;
 }

@@ -3,6 +3,7 @@
  * in mps_passes.h, the lattice constants in physics/mps_lattice.c. */
 #include "mps_common.h"
 
+#include "boundary/boundary.h"
 #include "geometry/scene_build.h"
 #include "physics/mps_lattice.h"
 #include "schemes/registry.h"
@@ -90,19 +91,24 @@ int mps_setup(sim *s, int is_explicit, sl_err *err)
     if (add_fields(&s->p, slot, !is_explicit))
         return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the MPS particle fields");
 
-    /* Classes: fluid; the wall layer next to the fluid takes part in the pressure; deeper layers are
-     * dummies that only fill the number density. Pressure starts hydrostatic. */
+    /* The fluid's class and hydrostatic pressure; the wall model sets the boundary particles'. */
     particles *p = &s->p;
     for (size_t i = 0; i < p->n; ++i) {
-        p->tag[i] = p->type[i] == PT_FLUID ? MC_FLUID : p->tag[i] == 0 ? MC_WALL : MC_DUMMY;
-        double pos[3] = {p->f[PF_X][i], p->f[PF_Y][i], p->f[PF_Z][i]};
-        p->f[PF_P][i] = p->tag[i] == MC_DUMMY ? 0 : (real)(sc->rho0 * gmag * scene_fluid_depth_above(sc, pos));
+        if (p->type[i] == PT_FLUID) {
+            p->tag[i] = MC_FLUID;
+            double pos[3] = {p->f[PF_X][i], p->f[PF_Y][i], p->f[PF_Z][i]};
+            p->f[PF_P][i] = (real)(sc->rho0 * gmag * scene_fluid_depth_above(sc, pos));
+        }
         p->f[PF_RHO][i] = (real)sc->rho0;
         real u2 = 0;
         for (int c = 0; c < 3; ++c)
             u2 += p->f[PF_VX + c][i] * p->f[PF_VX + c][i];
         p->f[slot[MS_SPEED]][i] = p->type[i] == PT_FLUID ? real_sqrt(u2) : 0;
     }
+    /* explicit MPS may take the wall layer's pressure from the fluid (scene key mps.wall_pressure) */
+    int rc = boundary_select(s, is_explicit && M->wall_extrapolated ? "mps_extrapolated" : "mps_layers", err);
+    if (rc || (s->bnd->init && (rc = s->bnd->init(s, err))))
+        return rc;
     return SL_OK;
 }
 

@@ -5,7 +5,7 @@
 #ifndef SLUICE_MPS_PASSES_H
 #define SLUICE_MPS_PASSES_H
 
-#include "core/pass.h"
+#include "core/pass_mps.h"
 #include "base/scene.h"
 #include "physics/lsmps.h"
 #include "physics/mps_collision.h"
@@ -45,132 +45,11 @@ enum mps_slot {
     X(mps_correct, PASS_MPS_CORRECT, "mps.correct", 0, BODY)                                        \
     X(mps_collision, PASS_MPS_COLLISION, "mps.collision", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
     X(mps_collision_apply, PASS_MPS_COLLISION_APPLY, "mps.collision_apply", 0, BODY)                \
-    X(mps_wall_pressure, PASS_MPS_WALL_PRESSURE, "mps.wall_pressure", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
     X(mps_op_gradient, PASS_MPS_OP_GRADIENT, "mps.op.gradient", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
     X(mps_op_laplacian, PASS_MPS_OP_LAPLACIAN, "mps.op.laplacian", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
     X(mps_op_lsmps_gradient, PASS_MPS_OP_LSMPS_GRADIENT, "mps.op.lsmps_gradient", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS)
 
-/* No MPS pair interacts beyond r_max: in distance, or along any axis for the cubic domain. */
-HD static inline int mps_domain_is_cube(const sim_params *P)
-{
-    return P->mps.weight == MPS_WEIGHT_CUBIC;
-}
-
-/* NAME_pass_cube(c) of the pair form: every MPS pass shares the scheme's interaction domain. */
-#define MPS_PASS_CUBE(NAME, ID, LABEL, FLAGS, FORM)                                                 \
-    HD static inline int NAME##_pass_cube(const pass_ctx *c)                                        \
-    {                                                                                               \
-        return mps_domain_is_cube(&c->P);                                                           \
-    }
-MPS_PASSES(MPS_PASS_CUBE)
-#undef MPS_PASS_CUBE
-
-HD static inline mps_kernel mps_kernel_n(const sim_params *P)
-{
-    mps_kernel k = {P->mps.weight, P->mps.re_n, P->mps.n0_n, P->mps.lambda0_n};
-    return k;
-}
-
-HD static inline mps_kernel mps_kernel_lap(const sim_params *P)
-{
-    mps_kernel k = {P->mps.weight, P->mps.re_lap, P->mps.n0_lap, P->mps.lambda0_lap};
-    return k;
-}
-
-/* ---- passes in pair form ------------------------------------------------------------------------
- * Every neighbour pass NAME is a pair form (mps_operators.h) over the pass context:
- *   mps_NAME_pass_acc                         particle i's state over its sweeps
- *   mps_NAME_pass_load(c, j)                  particle j as the pair functions read it
- *   mps_NAME_pass_begin(c, a, i, acc)         1 when i needs a sweep over its candidates
- *   mps_NAME_pass_add(c, a, i, b, j, acc)     what candidate j adds
- *   mps_NAME_pass_next(c, a, i, acc)          the end of a sweep: 1 when another is needed
- *   mps_NAME_pass_finish(c, a, i, acc)        writes particle i's outputs (and nothing else)
- *   mps_NAME_pass_cube(c)                      the interaction domain is a cube (above)
- * MPS_PASS_BODY(NAME) makes mps_NAME_body(c, i) of them: the gather loop that the CPU loops and the
- * par-part / par-cell kernels run; the staged kernels of pass_kernels.cu drive the same functions
- * with the candidates in shared memory. */
-
-#define MPS_PASS_BODY(NAME)                                                                         \
-    HD static inline void mps_##NAME##_body(const pass_ctx *c, int32_t i)                           \
-    {                                                                                               \
-        mps_particle a = mps_##NAME##_pass_load(c, i);                                              \
-        mps_##NAME##_pass_acc s;                                                                    \
-        if (mps_##NAME##_pass_begin(c, &a, i, &s)) {                                                \
-            do {                                                                                    \
-                NBR_FOR_CANDIDATES(&c->nb, i, j, {                                                  \
-                    mps_particle b = mps_##NAME##_pass_load(c, j);                                  \
-                    mps_##NAME##_pass_add(c, &a, i, &b, j, &s);                                     \
-                });                                                                                 \
-            } while (mps_##NAME##_pass_next(c, &a, i, &s));                                         \
-        }                                                                                           \
-        mps_##NAME##_pass_finish(c, &a, i, &s);                                                     \
-    }
-
-/* Particle j with nv (0..3, a constant at each call) field values. */
-HD static inline mps_particle mps_pass_particle(const pass_ctx *c, int32_t j, int nv, const real *u0, const real *u1,
-                                                const real *u2)
-{
-    real *const *f = c->f;
-    mps_particle p;
-    p.x = f[PF_X][j];
-    p.y = f[PF_Y][j];
-    p.z = c->P.dim == 3 ? f[PF_Z][j] : R(0.0);
-    p.u[0] = nv > 0 ? u0[j] : R(0.0);
-    p.u[1] = nv > 1 ? u1[j] : R(0.0);
-    p.u[2] = nv > 2 ? u2[j] : R(0.0);
-    p.cls = c->tag[j];
-    return p;
-}
-
-HD static inline mps_particle mps_pass_velocity(const pass_ctx *c, int32_t j)
-{
-    return mps_pass_particle(c, j, 3, c->f[PF_VX], c->f[PF_VY], c->f[PF_VZ]);
-}
-
-HD static inline mps_scope mps_pass_scope(const pass_ctx *c, mps_kernel k, unsigned mask)
-{
-    mps_scope s;
-    s.k = k;
-    s.mask = mask;
-    s.dim = c->P.dim;
-    return s;
-}
-
-/* ---- passes of a single sweep: next() ends them ---- */
-
-#define MPS_PASS_ONE_SWEEP(NAME)                                                                    \
-    HD static inline int mps_##NAME##_pass_next(const pass_ctx *c, const mps_particle *a, int32_t i,   \
-                                                mps_##NAME##_pass_acc *s)                           \
-    {                                                                                               \
-        (void)c, (void)a, (void)i, (void)s;                                                         \
-        return 0;                                                                                   \
-    }
-
-/* begin, add and next of pass NAME as those of operator OP (OP_begin/add/next, the protocol of
- * MPS_GATHER), with the operator built by mps_NAME_op(c) and its state in the acc's member g. */
-#define MPS_PASS_OF_OPERATOR(NAME, OP)                                                              \
-    HD static inline int mps_##NAME##_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i,  \
-                                                 mps_##NAME##_pass_acc *s)                          \
-    {                                                                                               \
-        OP##_op op = mps_##NAME##_op(c);                                                            \
-        (void)i;                                                                                    \
-        return OP##_begin(&op, a, &s->g);                                                           \
-    }                                                                                               \
-    HD static inline void mps_##NAME##_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i,   \
-                                                const mps_particle *b, int32_t j, mps_##NAME##_pass_acc *s) \
-    {                                                                                               \
-        OP##_op op = mps_##NAME##_op(c);                                                            \
-        OP##_add(&op, a, i, b, j, &s->g);                                                           \
-    }                                                                                               \
-    HD static inline int mps_##NAME##_pass_next(const pass_ctx *c, const mps_particle *a, int32_t i,   \
-                                                mps_##NAME##_pass_acc *s)                           \
-    {                                                                                               \
-        OP##_op op = mps_##NAME##_op(c);                                                            \
-        (void)i;                                                                                    \
-        return OP##_next(&op, a, &s->g);                                                            \
-    }
-
-#define MPS_EVERY_CLASS (~0u) /* the number density: walls and dummies count, whatever their class */
+MPS_PASS_CUBES(MPS_PASSES)
 
 /* ---- accel: n at the start of the step; a = nu lap u + g for fluid particles (walls and dummies,
  * u = 0, take part as neighbours) ---- */
@@ -417,54 +296,6 @@ HD static inline void mps_density_pass_finish(const pass_ctx *c, const mps_parti
 }
 
 MPS_PASS_BODY(density)
-
-/* ---- wall pressure (explicit MPS): wall particles take the pressure extrapolated from the fluid
- * (mps_wall_pressure), after the density pass has set the fluid's. Fluid and dummy particles are
- * left as they are. ---- */
-
-typedef struct mps_wall_pressure_pass_acc {
-    int on;
-    real sp, sw;
-} mps_wall_pressure_pass_acc;
-
-HD static inline mps_particle mps_wall_pressure_pass_load(const pass_ctx *c, int32_t j)
-{
-    mps_particle p = mps_pass_particle(c, j, 0, 0, 0, 0);
-    /* only the fluid's pressure: the pass rewrites the walls' */
-    p.u[0] = mps_class_is_fluid(p.cls) ? c->f[PF_P][j] : R(0.0);
-    return p;
-}
-
-HD static inline int mps_wall_pressure_pass_begin(const pass_ctx *c, const mps_particle *a, int32_t i,
-                                                  mps_wall_pressure_pass_acc *s)
-{
-    (void)a;
-    uint8_t cls = c->tag[i];
-    s->on = cls == MC_WALL || cls == MC_WALL_SURFACE;
-    s->sp = s->sw = R(0.0);
-    return s->on;
-}
-
-HD static inline void mps_wall_pressure_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i,
-                                                 const mps_particle *b, int32_t j, mps_wall_pressure_pass_acc *s)
-{
-    mps_scope fluid = mps_pass_scope(c, mps_kernel_n(&c->P), MC_BIT(MC_FLUID) | MC_BIT(MC_FLUID_SURFACE));
-    mps_wall_pressure_pair(&fluid, a, i, b, j, c->P.rho0, c->P.g, &s->sp, &s->sw);
-}
-
-MPS_PASS_ONE_SWEEP(wall_pressure)
-
-HD static inline void mps_wall_pressure_pass_finish(const pass_ctx *c, const mps_particle *a, int32_t i,
-                                                    const mps_wall_pressure_pass_acc *s)
-{
-    (void)a;
-    if (!s->on)
-        return;
-    real p = s->sw > R(0.0) ? s->sp / s->sw : R(0.0);
-    c->f[PF_P][i] = c->P.mps.clamp && p < R(0.0) ? R(0.0) : p;
-}
-
-MPS_PASS_BODY(wall_pressure)
 
 /* ---- PPE set-up: A's diagonal, the right-hand side, the warm start ---- */
 

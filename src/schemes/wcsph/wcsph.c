@@ -1,5 +1,6 @@
 /* wcsph.c: the weakly compressible SPH scheme: parameters, initial state, passes and time stepping.
  * The physics itself is in sph_kernel.h, sph_eos.h, sph_forces.h and sph_integrate.h. */
+#include "boundary/boundary.h"
 #include "geometry/scene_build.h"
 #include "core/sim.h"
 #include "core/scheme.h"
@@ -42,6 +43,10 @@ static int wcsph_init(sim *s, sl_err *err)
         P->hydro_drho[a] = (real)(sc->rho0 * sc->gravity[a] / (c0 * c0));
     P->eta2 = (real)(0.01 * h * h);
     P->cfl = (real)sc->cfl;
+
+    int rc = boundary_select(s, "dynamic", err); /* walls: dynamic boundary particles */
+    if (rc)
+        return rc;
 
     /* the scheme's fields; x0..z0 only for the symplectic integrator */
     static const char *const names[WS_COUNT] = {"ax", "ay", "az", "drho", "dt_limit", "x0", "y0", "z0",

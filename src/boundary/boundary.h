@@ -1,0 +1,28 @@
+/* boundary.h: a wall model: how the boundary particles (tank walls, obstacles) take part in a scheme.
+ * The scheme picks its model (boundary_find) in its init and calls the model's hooks at fixed
+ * points of its step; a model's passes are listed in boundary_passes.h. */
+#ifndef SLUICE_BOUNDARY_H
+#define SLUICE_BOUNDARY_H
+
+#include "base/status.h"
+
+struct sim;
+
+typedef struct boundary_model {
+    const char *name;
+    const char *description;
+    /* Classes and initial state of the boundary particles, after the scheme has added its fields and
+     * set the fluid's (NULL: the scheme's initial state serves them too). */
+    int (*init)(struct sim *s, sl_err *err);
+    /* After the density pass: the boundary particles' pressure from the fluid's (NULL: the scheme's
+     * own pressure step covers them). */
+    void (*after_density)(struct sim *s);
+} boundary_model;
+
+/* The model registered under `name` (registry.c), or NULL. */
+const boundary_model *boundary_find(const char *name);
+
+/* The model `name`, or an error naming the scheme (a model the scheme asks for must exist). */
+int boundary_select(struct sim *s, const char *name, sl_err *err);
+
+#endif

@@ -1,0 +1,102 @@
+/* cuda_state.h: the CUDA backend's state for one simulation and what its files share (CUDA only).
+ *
+ * The backend is split by job: cuda_storage.cu (the device arrays), cuda_binning.cu (sorting into
+ * the grid), cuda_autotune.cu (strategy choice, running passes, timing), cuda_vectors.cu
+ * (reductions, the CG primitives), cuda_hooks.cu (bench and test hooks, backend_cuda.h) and
+ * backend_cuda.cu (the backend table and errors). */
+#ifndef SLUICE_CUDA_STATE_H
+#define SLUICE_CUDA_STATE_H
+
+extern "C" {
+#include "core/backend.h"
+#include "core/sim.h"
+}
+
+#include "gpu_gather.h"
+#include "gpu_scan.h"
+#include "gpu_scratch.h"
+#include "gpu_sort.h"
+#include "pass_kernels.h"
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+/* Strategy chosen for one pass, and the layout it was chosen on. */
+typedef struct pass_choice {
+    int id;
+    int strategy;
+    int chosen_at_max_per_cell;
+} pass_choice;
+
+enum { MAX_PASSES = 32 };
+
+typedef struct cuda_sim {
+    size_t cap;              /* particles the arrays hold */
+    int nfields;             /* real fields on the device */
+    real *f[PF_MAX];
+    int32_t *id;
+    uint8_t *type, *tag;
+    int32_t *cell;           /* cell of each particle */
+    int32_t *order;          /* the sort's permutation: its own array, or NULL when it borrows the
+                              * array of the transient field order_field (dead from the sort to the
+                              * pass that writes it, as the reorder skips it) */
+    int order_field;
+    real *field_slab;        /* every real field's array, one after another (see alloc_arrays) */
+    int rotating[GPU_GATHER_MAX_FIELDS]; /* the transient fields whose arrays the reorder hands on */
+    int nrotating;
+    real *pad[GPU_GATHER_MAX_FIELDS];    /* arrays that fill the ring up to a multiple of nrotating */
+    int npad;
+    int32_t *cell_start;     /* ncells + 2 */
+    int32_t *counters;       /* [0] particles inside, [1] most particles in a cell */
+    gpu_scratch scratch;
+    int host_current;        /* the host arrays hold the device state */
+    int max_per_cell;
+    int sm_count;
+    gpu_sort_kind sort;
+    gpu_scan_kind scan;
+    int scan_chosen;
+    int forced_strategy;     /* GS_* or -1 for auto */
+    pass_choice choice[MAX_PASSES];
+    int nchoices;
+    cudaEvent_t ev_start, ev_stop;
+    char last_error[sizeof(((sl_err *)0)->msg)];
+} cuda_sim;
+
+static inline cuda_sim *state_of(const sim *s)
+{
+    return (cuda_sim *)s->backend_data;
+}
+
+/* backend_cuda.cu: keeps the first error for backend.take_error (the calls that return none) and
+ * prints every one. */
+void cuda_remember_error(sim *s, const sl_err *err);
+
+/* cuda_storage.cu: the backend's to_device, to_host and release. */
+int cuda_to_device(sim *s, sl_err *err);
+void cuda_to_host(sim *s);
+void cuda_release(sim *s);
+
+/* cuda_binning.cu: the backend's build_cells. */
+int cuda_build_cells(sim *s, sl_err *err);
+
+/* cuda_autotune.cu: the context and the grid the kernels run with, the profile timers (no-ops
+ * unless s->prof.enabled), the autotuner's stopwatch, and the backend's run_pass. */
+pass_ctx cuda_device_ctx(const sim *s);
+launch_geom cuda_geometry(const sim *s);
+void cuda_timer_start(sim *s);
+void cuda_timer_stop(sim *s, const char *phase, const char *detail);
+int cuda_time_best_of(cuda_sim *st, int reps, int (*launch)(void *arg, sl_err *err), void *arg, float *best,
+                      sl_err *err);
+void cuda_run_pass(sim *s, const pass *ps, size_t n);
+
+/* cuda_vectors.cu: the backend's reduce and CG primitives. */
+double cuda_reduce(sim *s, enum reduce_op op, int a, int b, size_t n);
+int cuda_cg_init(sim *s, const cg_problem *cg, double dots[3]);
+int cuda_cg_update(sim *s, const cg_problem *cg, double alpha, double dots[2]);
+int cuda_cg_direction(sim *s, const cg_problem *cg, double beta);
+int cuda_fill_zero(sim *s, int field, size_t n);
+
+/* cuda_hooks.cu: the backend's bench hooks. */
+extern const backend_bench_hooks cuda_bench_hooks;
+
+#endif

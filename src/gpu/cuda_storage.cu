@@ -1,0 +1,167 @@
+/* cuda_storage.cu: the CUDA backend's device arrays: the slab and ring of the real fields, the
+ * copies between host and device, and their release. */
+#include "cuda_state.h"
+
+#include "gpu_check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void free_arrays(cuda_sim *st)
+{
+    for (int k = 0; k < PF_MAX; ++k)
+        st->f[k] = NULL;
+    cudaFree(st->field_slab);
+    st->field_slab = NULL;
+    st->nrotating = st->npad = 0;
+    cudaFree(st->id);
+    cudaFree(st->type);
+    cudaFree(st->tag);
+    cudaFree(st->cell);
+    cudaFree(st->order);
+    st->id = st->cell = st->order = NULL;
+    st->type = st->tag = NULL;
+    st->cap = 0;
+    st->nfields = 0;
+}
+
+/* The real fields' arrays lie in one slab: first the persistent fields, then as many spare arrays
+ * as make their number a multiple of the rotating fields', then the rotating transient fields (the
+ * first transients, up to GPU_GATHER_MAX_FIELDS, but not the last one), then the other
+ * transients. A rebuild gathers the persistent fields, as many at a time as there are rotating
+ * arrays, into the rotating arrays and then each batch into the arrays the batch before left (see
+ * reorder_fields): the arrays taken in turn run round the first part of the slab as a ring of a
+ * whole number of batches, so the rotating fields always end up in arrays one after another in
+ * field order, and par-part-sym can keep its packed data in the four arrays of ax..drho (WCSPH:
+ * 12 persistent fields with Verlet, 15 and one spare with the symplectic integrator). The last
+ * transient field's array holds the sort's permutation (its contents are dead from the sort to
+ * the pass that writes it). */
+static int alloc_arrays(cuda_sim *st, const particles *p, sl_err *err)
+{
+    free_arrays(st);
+    size_t n = p->n, m = n ? n : 1;
+    int nfields = p->nfields, npersistent = 0;
+    st->order_field = -1;
+    for (int k = 0; k < nfields; ++k) {
+        if (p->transient[k])
+            st->order_field = k;
+        else
+            ++npersistent;
+    }
+    for (int k = 0; k < nfields; ++k)
+        if (p->transient[k] && k != st->order_field && st->nrotating < GPU_GATHER_MAX_FIELDS)
+            st->rotating[st->nrotating++] = k;
+    st->npad = st->nrotating ? (st->nrotating - npersistent % st->nrotating) % st->nrotating : 0;
+    GPU_TRY(cudaMalloc(&st->field_slab, (size_t)(nfields + st->npad) * m * sizeof(real)), err);
+    int place = 0;
+    for (int k = 0; k < nfields; ++k)
+        if (!p->transient[k])
+            st->f[k] = st->field_slab + (size_t)place++ * m;
+    for (int q = 0; q < st->npad; ++q)
+        st->pad[q] = st->field_slab + (size_t)place++ * m;
+    for (int k = 0; k < nfields; ++k)
+        if (p->transient[k])
+            st->f[k] = st->field_slab + (size_t)place++ * m;
+    GPU_TRY(cudaMalloc(&st->id, m * sizeof(int32_t)), err);
+    GPU_TRY(cudaMalloc(&st->type, m), err);
+    GPU_TRY(cudaMalloc(&st->tag, m), err);
+    GPU_TRY(cudaMalloc(&st->cell, m * sizeof(int32_t)), err);
+    if (st->order_field < 0)
+        GPU_TRY(cudaMalloc(&st->order, m * sizeof(int32_t)), err);
+    st->cap = n;
+    st->nfields = nfields;
+    return SL_OK;
+}
+
+static int create_state(sim *s, sl_err *err)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        (void)cudaGetLastError();
+        snprintf(err->msg, sizeof err->msg, "--backend cuda: no CUDA device is available (accepted: cpu)");
+        return SL_ERR_INPUT;
+    }
+    cuda_sim *st = (cuda_sim *)calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+        return SL_ERR_RUNTIME;
+    }
+    s->backend_data = st;
+    cudaDeviceProp prop;
+    GPU_TRY(cudaGetDeviceProperties(&prop, 0), err);
+    st->sm_count = prop.multiProcessorCount;
+    st->sort = s->sc->gpu_sort == GPU_SORT_NAME_RADIX ? GPU_SORT_RADIX : GPU_SORT_COUNTING;
+    st->scan = s->sc->gpu_scan == GPU_SCAN_NAME_BLOCKED ? GPU_SCAN_BLOCKED : GPU_SCAN_CUB;
+    st->scan_chosen = s->sc->gpu_scan != GPU_SCAN_NAME_AUTO;
+    st->forced_strategy = (int)s->sc->gpu_strategy - 1; /* auto: -1 */
+    GPU_TRY(cudaMalloc(&st->cell_start, ((size_t)s->g.ncells + 2) * sizeof(int32_t)), err);
+    GPU_TRY(cudaMalloc(&st->counters, 2 * sizeof(int32_t)), err);
+    GPU_TRY(cudaEventCreate(&st->ev_start), err);
+    GPU_TRY(cudaEventCreate(&st->ev_stop), err);
+    return SL_OK;
+}
+
+/* Host -> device: every field, id, type, tag. */
+int cuda_to_device(sim *s, sl_err *err)
+{
+    int rc;
+    if (!state_of(s) && (rc = create_state(s, err)))
+        return rc;
+    cuda_sim *st = state_of(s);
+    const particles *p = &s->p;
+    if (p->n > st->cap || p->nfields != st->nfields)
+        if ((rc = alloc_arrays(st, p, err)))
+            return rc;
+    for (int k = 0; k < p->nfields; ++k)
+        GPU_TRY(cudaMemcpy(st->f[k], p->f[k], p->n * sizeof(real), cudaMemcpyHostToDevice), err);
+    GPU_TRY(cudaMemcpy(st->id, p->id, p->n * sizeof(int32_t), cudaMemcpyHostToDevice), err);
+    GPU_TRY(cudaMemcpy(st->type, p->type, p->n, cudaMemcpyHostToDevice), err);
+    GPU_TRY(cudaMemcpy(st->tag, p->tag, p->n, cudaMemcpyHostToDevice), err);
+    st->host_current = 1;
+    return SL_OK;
+}
+
+/* Device -> host: the particles and the neighbour grid (for host code that walks neighbours). */
+static int copy_to_host(sim *s, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    if (!st || st->host_current)
+        return SL_OK;
+    particles *p = &s->p;
+    for (int k = 0; k < p->nfields; ++k)
+        GPU_TRY(cudaMemcpy(p->f[k], st->f[k], p->n * sizeof(real), cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(p->id, st->id, p->n * sizeof(int32_t), cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(p->type, st->type, p->n, cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(p->tag, st->tag, p->n, cudaMemcpyDeviceToHost), err);
+    int rc = nbr_grid_reserve(&s->g, p->n, err);
+    if (rc)
+        return rc;
+    GPU_TRY(cudaMemcpy(s->g.cell_start, st->cell_start, ((size_t)s->g.ncells + 2) * sizeof(int32_t),
+                       cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(s->g.cell, st->cell, p->n * sizeof(int32_t), cudaMemcpyDeviceToHost), err);
+    s->g.view.cell = s->g.cell;
+    st->host_current = 1;
+    return SL_OK;
+}
+
+void cuda_to_host(sim *s)
+{
+    sl_err err;
+    if (copy_to_host(s, &err))
+        cuda_remember_error(s, &err);
+}
+
+void cuda_release(sim *s)
+{
+    cuda_sim *st = state_of(s);
+    if (!st)
+        return;
+    free_arrays(st);
+    cudaFree(st->cell_start);
+    cudaFree(st->counters);
+    gpu_scratch_free(&st->scratch);
+    cudaEventDestroy(st->ev_start);
+    cudaEventDestroy(st->ev_stop);
+    free(st);
+    s->backend_data = NULL;
+}

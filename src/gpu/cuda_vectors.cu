@@ -1,0 +1,87 @@
+/* cuda_vectors.cu: the CUDA backend's reductions and conjugate-gradient primitives (gpu_cg.h). */
+#include "cuda_state.h"
+
+#include "gpu_cg.h"
+#include "gpu_check.h"
+#include "gpu_reduce.h"
+
+#include <math.h>
+
+double cuda_reduce(sim *s, enum reduce_op op, int a, int b, size_t n)
+{
+    cuda_sim *st = state_of(s);
+    double result;
+    sl_err err;
+    cuda_timer_start(s);
+    int rc = gpu_reduce_real((int)op, st->f[a], op == REDUCE_DOT ? st->f[b] : NULL, n, &result, &st->scratch, &err);
+    cuda_timer_stop(s, "reduce", NULL);
+    if (rc) {
+        cuda_remember_error(s, &err);
+        return NAN;
+    }
+    return result;
+}
+
+/* ---- conjugate gradients: the CPU solver's arithmetic, fused kernels (gpu_cg.h) --------------- */
+
+/* Each primitive keeps its error for take_error and returns its code, so pcg_solve stops. An error
+ * kept before and not yet taken (the matrix pass of this iteration, which returns none) fails them
+ * too: the solver stops at once rather than iterating on what a failed pass left. */
+static int kept(sim *s, int rc, const sl_err *err)
+{
+    if (rc)
+        cuda_remember_error(s, err);
+    return rc;
+}
+
+int cuda_cg_init(sim *s, const cg_problem *cg, double dots[3])
+{
+    cuda_sim *st = state_of(s);
+    if (st->last_error[0])
+        return SL_ERR_RUNTIME;
+    st->host_current = 0;
+    real *const *f = st->f;
+    sl_err err;
+    return kept(s, gpu_cg_init(f[cg->x], f[cg->b], f[cg->q], f[cg->diag], f[cg->r], f[cg->z], f[cg->d], cg->n, dots,
+                               &st->scratch, &err),
+                &err);
+}
+
+int cuda_cg_update(sim *s, const cg_problem *cg, double alpha, double dots[2])
+{
+    cuda_sim *st = state_of(s);
+    if (st->last_error[0])
+        return SL_ERR_RUNTIME;
+    st->host_current = 0;
+    real *const *f = st->f;
+    sl_err err;
+    return kept(s, gpu_cg_update(alpha, f[cg->x], f[cg->r], f[cg->z], f[cg->d], f[cg->q], f[cg->diag], cg->n, dots,
+                                 &st->scratch, &err),
+                &err);
+}
+
+int cuda_cg_direction(sim *s, const cg_problem *cg, double beta)
+{
+    cuda_sim *st = state_of(s);
+    if (st->last_error[0])
+        return SL_ERR_RUNTIME;
+    st->host_current = 0;
+    sl_err err;
+    return kept(s, gpu_cg_direction(beta, st->f[cg->z], st->f[cg->d], cg->n, &err), &err);
+}
+
+static int fill_zero_checked(real *a, size_t n, sl_err *err)
+{
+    GPU_TRY(cudaMemset(a, 0, n * sizeof(real)), err);
+    return SL_OK;
+}
+
+int cuda_fill_zero(sim *s, int field, size_t n)
+{
+    cuda_sim *st = state_of(s);
+    if (st->last_error[0])
+        return SL_ERR_RUNTIME;
+    st->host_current = 0;
+    sl_err err;
+    return kept(s, fill_zero_checked(st->f[field], n, &err), &err);
+}

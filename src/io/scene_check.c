@@ -1,0 +1,285 @@
+/* scene_check.c: the scene loader's cross-checks once keys are read: the groups' `after` callbacks
+ * (simulation, viewer, probes, grid) and the geometry items against each other and the domain. */
+#include "scene_keys.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define BOX_TOL 1e-9 /* box comparisons: tolerance relative to the box size */
+
+/* ---- simulation and viewer ---------------------------------------------------------------- */
+
+int sk_simulation_after(sk_ctx *c, const config_setting_t *g)
+{
+    scene *sc = c->sc;
+    const config_setting_t *lo = g ? config_setting_get_member(g, "domain_min") : NULL;
+    const config_setting_t *hi = g ? config_setting_get_member(g, "domain_max") : NULL;
+    if (lo && !hi)
+        return sk_fail(c, sk_line_of(lo), "simulation.domain_max",
+                       "missing: domain_min is given, and the two go together (accepted: both or neither)");
+    if (hi && !lo)
+        return sk_fail(c, sk_line_of(hi), "simulation.domain_min",
+                       "missing: domain_max is given, and the two go together (accepted: both or neither)");
+    if (lo && hi) {
+        char a[40], b[40];
+        for (int d = 0; d < sc->dim; ++d)
+            if (!(sc->domain_max[d] > sc->domain_min[d]))
+                return sk_fail(c, sk_line_of(hi), "simulation.domain_max",
+                               "component %s = %s is not above domain_min's %s (accepted: domain_max > domain_min in "
+                               "every component)",
+                               sk_axis_name(d), sk_fmt_num(sc->domain_max[d], a, sizeof a),
+                               sk_fmt_num(sc->domain_min[d], b, sizeof b));
+        sc->domain_set = 1;
+    }
+    if (sc->dim == 3) { /* gravity's default points down the last axis; fluid.gravity, read next, overrides it */
+        sc->gravity[0] = 0.0;
+        sc->gravity[1] = 0.0;
+        sc->gravity[2] = -9.81;
+    }
+    return SL_OK;
+}
+
+int sk_viewer_after(sk_ctx *c, const config_setting_t *g)
+{
+    const scene_viewer *v = &c->sc->viewer;
+    const config_setting_t *hi = g ? config_setting_get_member(g, "range_max") : NULL;
+    const config_setting_t *lo = g ? config_setting_get_member(g, "range_min") : NULL;
+    char a[40], b[40];
+    if (v->range_max < v->range_min)
+        return sk_fail(c, sk_line_of(hi ? hi : lo), hi ? "viewer.range_max" : "viewer.range_min",
+                       "range_max = %s is below range_min = %s (accepted: range_max > range_min for a fixed colour "
+                       "range, or both equal for an automatic one)",
+                       sk_fmt_num(v->range_max, a, sizeof a), sk_fmt_num(v->range_min, b, sizeof b));
+    return SL_OK;
+}
+
+/* ---- geometry cross-checks --------------------------------------------------------------- */
+
+static double box_size(const double *lo, const double *hi, int dim)
+{
+    double s = 0.0;
+    for (int d = 0; d < dim; ++d)
+        if (hi[d] - lo[d] > s)
+            s = hi[d] - lo[d];
+    return s;
+}
+
+static double pair_tol(const double *alo, const double *ahi, const double *blo, const double *bhi, int dim)
+{
+    return BOX_TOL * fmax(box_size(alo, ahi, dim), box_size(blo, bhi, dim));
+}
+
+/* Overlap of more than the tolerance in every dimension (touching faces are fine). */
+static int boxes_overlap(const double *alo, const double *ahi, const double *blo, const double *bhi, int dim)
+{
+    double tol = pair_tol(alo, ahi, blo, bhi, dim);
+    for (int d = 0; d < dim; ++d)
+        if (fmin(ahi[d], bhi[d]) - fmax(alo[d], blo[d]) <= tol)
+            return 0;
+    return 1;
+}
+
+static int box_inside(const double *alo, const double *ahi, const double *blo, const double *bhi, int dim)
+{
+    double tol = pair_tol(alo, ahi, blo, bhi, dim);
+    for (int d = 0; d < dim; ++d)
+        if (alo[d] < blo[d] - tol || ahi[d] > bhi[d] + tol)
+            return 0;
+    return 1;
+}
+
+/* Where an item's particles may lie: the box; for a tank, the inner box grown by its walls
+ * (layers * spacing on the sides and the floor, and on the roof when closed_top). */
+static void item_extent(const scene *sc, const scene_geom *g, double *lo, double *hi)
+{
+    for (int d = 0; d < 3; ++d) {
+        lo[d] = g->min[d];
+        hi[d] = g->max[d];
+    }
+    if (g->kind != GEOM_TANK)
+        return;
+    double w = g->layers * sc->dp;
+    for (int d = 0; d < sc->dim; ++d) {
+        lo[d] -= w;
+        if (d < sc->dim - 1 || g->closed_top)
+            hi[d] += w;
+    }
+}
+
+static const char *box_text(const double *lo, const double *hi, int dim, char *buf, size_t n)
+{
+    char v[40];
+    buf[0] = '\0';
+    for (int side = 0; side < 2; ++side) {
+        const double *x = side ? hi : lo;
+        sk_append(buf, n, side ? "..[" : "[");
+        for (int d = 0; d < dim; ++d) {
+            if (d)
+                sk_append(buf, n, ", ");
+            sk_append(buf, n, sk_fmt_num(x[d], v, sizeof v));
+        }
+        sk_append(buf, n, "]");
+    }
+    return buf;
+}
+
+int sk_check_geometry(sk_ctx *c)
+{
+    const scene *sc = c->sc;
+    int dim = sc->dim, ntank = 0, first_tank = -1;
+    char key[32], box[160], other[160], num[40], num2[40];
+    for (int i = 0; i < sc->ngeom; ++i)
+        if (sc->geom[i].kind == GEOM_TANK) {
+            if (ntank++ == 0)
+                first_tank = i;
+        }
+    for (int i = 0; i < sc->ngeom; ++i) {
+        const scene_geom *a = &sc->geom[i];
+        const char *kname = sk_geom_names[a->kind];
+        double alo[3], ahi[3];
+        item_extent(sc, a, alo, ahi);
+        snprintf(key, sizeof key, "geometry[%d]", i);
+        box_text(alo, ahi, dim, box, sizeof box);
+
+        if (a->kind == GEOM_FLUID)
+            for (int d = 0; d < dim; ++d)
+                if (a->max[d] - a->min[d] < sc->dp * (1.0 - BOX_TOL))
+                    return sk_fail(c, a->line, key,
+                                   "empty geometry: the fluid box is %s m thick in %s, less than numerics.spacing = %s "
+                                   "m, so it holds no particle (accepted: fluid boxes at least one spacing thick)",
+                                   sk_fmt_num(a->max[d] - a->min[d], num, sizeof num), sk_axis_name(d),
+                                   sk_fmt_num(sc->dp, num2, sizeof num2));
+
+        if (sc->domain_set && !box_inside(alo, ahi, sc->domain_min, sc->domain_max, dim))
+            return sk_fail(c, a->line, key,
+                           "%s outside the domain: %s%s%s is not inside simulation.domain_min..domain_max %s "
+                           "(accepted: items inside the domain)",
+                           kname, a->kind == GEOM_TANK ? "the tank with its walls, " : "the box ", box,
+                           a->kind == GEOM_TANK ? "," : "",
+                           box_text(sc->domain_min, sc->domain_max, dim, other, sizeof other));
+
+        if (a->kind == GEOM_FLUID && ntank > 0) {
+            int inside = 0;
+            for (int j = 0; j < sc->ngeom && !inside; ++j)
+                if (sc->geom[j].kind == GEOM_TANK)
+                    inside = box_inside(a->min, a->max, sc->geom[j].min, sc->geom[j].max, dim);
+            if (!inside) {
+                const scene_geom *t = &sc->geom[first_tank];
+                if (ntank == 1)
+                    return sk_fail(c, a->line, key,
+                                   "fluid outside the domain: the box %s is not inside the inner box %s of the tank "
+                                   "geometry[%d] (line %d) (accepted: fluid boxes inside a tank's inner box)",
+                                   box, box_text(t->min, t->max, dim, other, sizeof other), first_tank, t->line);
+                return sk_fail(c, a->line, key,
+                               "fluid outside the domain: the box %s is not inside the inner box of any of the %d "
+                               "tanks (accepted: fluid boxes inside a tank's inner box)",
+                               box, ntank);
+            }
+        }
+
+        for (int j = 0; j < i; ++j) {
+            const scene_geom *b = &sc->geom[j];
+            int fluid_pair = (a->kind == GEOM_FLUID && b->kind != GEOM_TANK) ||
+                             (a->kind == GEOM_OBSTACLE && b->kind == GEOM_FLUID);
+            int tank_pair = a->kind == GEOM_TANK && b->kind == GEOM_TANK;
+            if (!fluid_pair && !tank_pair)
+                continue;
+            double blo[3], bhi[3];
+            item_extent(sc, b, blo, bhi);
+            if (!boxes_overlap(alo, ahi, blo, bhi, dim))
+                continue;
+            if (tank_pair)
+                return sk_fail(c, a->line, key,
+                               "the walls of this tank, %s, overlap those of the tank geometry[%d] (line %d), %s "
+                               "(accepted: tanks whose walls, layers x spacing outside the inner box, do not overlap)",
+                               box, j, b->line, box_text(blo, bhi, dim, other, sizeof other));
+            return sk_fail(c, a->line, key,
+                           "the %s box %s overlaps the %s geometry[%d] (line %d), %s (accepted: fluid boxes that "
+                           "overlap neither each other nor an obstacle; touching faces are fine)",
+                           kname, box, sk_geom_names[b->kind], j, b->line,
+                           box_text(blo, bhi, dim, other, sizeof other));
+        }
+    }
+    return SL_OK;
+}
+
+/* ---- probes and grid --------------------------------------------------------------------- */
+
+/* Probes must measure something, in this dimension, under distinct names, inside the scene: the
+ * domain when given, else the box spanned by the items (tanks with their walls). */
+int sk_probes_after(sk_ctx *c, const config_setting_t *g)
+{
+    scene *sc = c->sc;
+    scene_probes *pr = &sc->probes;
+    pr->enabled = g != NULL;
+    if (!g)
+        return SL_OK;
+    char acc[256], num[48];
+    int is_mps = strcmp(sc->method, "mps") == 0;
+    if (pr->npressure == 0 && pr->ngauges == 0 && pr->front == FRONT_NONE && !pr->energy && !is_mps)
+        return sk_fail(c, sk_line_of(g), "probes",
+                       "the group measures nothing (accepted: at least one of pressure = ( ... ), gauges = ( ... ), "
+                       "front = \"+x\" (or another direction), energy = true)");
+    if (sc->dim == 2 && (pr->front == FRONT_PLUS_Z || pr->front == FRONT_MINUS_Z))
+        return sk_fail(c, sk_line_of(config_setting_get_member(g, "front")), "probes.front",
+                       "\"%s\" needs simulation.dimension = 3 (accepted: \"none\", \"+x\", \"-x\", \"+y\", "
+                       "\"-y\" in 2D)",
+                       sk_front_names[pr->front]);
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    if (sc->domain_set) {
+        memcpy(lo, sc->domain_min, sizeof lo);
+        memcpy(hi, sc->domain_max, sizeof hi);
+    } else {
+        for (int i = 0; i < sc->ngeom; ++i) {
+            double a[3], b[3];
+            item_extent(sc, &sc->geom[i], a, b);
+            for (int d = 0; d < 3; ++d) {
+                lo[d] = fmin(lo[d], a[d]);
+                hi[d] = fmax(hi[d], b[d]);
+            }
+        }
+    }
+    box_text(lo, hi, sc->dim, acc, sizeof acc);
+    for (int list = 0; list < 2; ++list) {
+        const scene_probe_point *pts = list ? pr->gauges : pr->pressure;
+        int n = list ? pr->ngauges : pr->npressure;
+        const char *lname = list ? "gauges" : "pressure";
+        int nat = sc->dim - list;
+        for (int i = 0; i < n; ++i) {
+            char key[96];
+            snprintf(key, sizeof key, "probes.%s[%d].at", lname, i);
+            for (int d = 0; d < nat; ++d)
+                if (!(pts[i].at[d] >= lo[d] - BOX_TOL * (hi[d] - lo[d]) &&
+                      pts[i].at[d] <= hi[d] + BOX_TOL * (hi[d] - lo[d])))
+                    return sk_fail(c, pts[i].line, key,
+                                   "component %s = %s lies outside the scene %s (accepted: points inside the %s)",
+                                   sk_axis_name(d), sk_fmt_num(pts[i].at[d], num, sizeof num), acc,
+                                   sc->domain_set ? "domain" : "box spanned by the geometry items");
+            /* every name once: they become CSV columns */
+            for (int l2 = 0; l2 <= list; ++l2) {
+                const scene_probe_point *q = l2 ? pr->gauges : pr->pressure;
+                int m = l2 == list ? i : (l2 ? pr->ngauges : pr->npressure);
+                for (int j = 0; j < m; ++j)
+                    if (strcmp(q[j].name, pts[i].name) == 0) {
+                        snprintf(key, sizeof key, "probes.%s[%d].name", lname, i);
+                        return sk_fail(c, pts[i].line, key,
+                                       "\"%s\" is already the name of probes.%s[%d] (line %d) (accepted: names "
+                                       "used once across pressure and gauges)",
+                                       pts[i].name, l2 ? "gauges" : "pressure", j, q[j].line);
+                    }
+            }
+        }
+    }
+    return SL_OK;
+}
+
+int sk_grid_after(sk_ctx *c, const config_setting_t *g)
+{
+    c->sc->grid.enabled = g != NULL;
+    if (g && c->sc->grid.fields == 0)
+        return sk_fail(c, sk_line_of(config_setting_get_member(g, "fields")), "grid.fields",
+                       "no field listed (accepted: an array of distinct names from \"density\", \"velocity\", "
+                       "\"pressure\", at least one)");
+    return SL_OK;
+}
