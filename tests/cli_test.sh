@@ -100,7 +100,15 @@ for s in "$src"/scenes/*.cfg; do
     check "check $(basename "$s")" 0 "$exe" check "$s"
     expect_in "check $(basename "$s")" "$work/out" "particles"
     expect_in "check $(basename "$s")" "$work/out" "time step"
+    expect_in "check $(basename "$s")" "$work/out" "^walls "
 done
+# each scheme names the wall model it picked (boundary/registry.c)
+check "check walls wcsph" 0 "$exe" check "$src/scenes/dam_break_2d.cfg"
+expect_in "check walls wcsph" "$work/out" "^walls           dynamic "
+check "check walls mps" 0 "$exe" check "$src/scenes/dam_break_2d_mps.cfg"
+expect_in "check walls mps" "$work/out" "^walls           mps_layers "
+check "check walls emps" 0 "$exe" check "$src/scenes/hydrostatic_2d_emps.cfg"
+expect_in "check walls emps" "$work/out" "^walls           mps_extrapolated "
 [ -z "$(ls -A "$work" | grep -v '^out$\|^err$')" ] || { echo "FAIL check wrote files"; fails=$((fails + 1)); }
 
 # invalid scenes: exit 2, FILE:LINE: key '...' message, nothing written

@@ -2,6 +2,7 @@
  * of every phase, the strategy of every pass and the memory per particle. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
+#include "bench_operators.h"
 #include "bench_floors.h"
 
 #include "core/backend.h"

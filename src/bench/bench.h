@@ -5,7 +5,4 @@
 /* argv[1] is "bench". Returns the exit status. */
 int bench_main(int argc, char **argv);
 
-/* `sluice bench --case operators` (bench_operators.c), called by bench_main. */
-int bench_operators_main(int argc, char **argv);
-
 #endif

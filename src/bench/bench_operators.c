@@ -19,7 +19,7 @@
  * class and the cell index read, the outputs written; the neighbours' data are reused through the
  * caches) / 4.8 TB/s; for * the CPU backend at a nominal 20 GB/s. */
 #define _POSIX_C_SOURCE 200809L
-#include "bench.h"
+#include "bench_operators.h"
 #include "bench_floors.h"
 
 #include "core/backend.h"

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include "boundary/boundary.h"
+
 #include "core/backend.h"
 #include "bench/bench.h"
 #include "run/engine.h"
@@ -33,7 +35,7 @@
 static const char usage_main[] =
     "usage: sluice COMMAND [OPTIONS]\n"
     "\n"
-    "Particle fluid simulator for free-surface flows (WCSPH; MPS to come).\n"
+    "Particle fluid simulator for free-surface flows (WCSPH, semi-implicit and explicit MPS).\n"
     "\n"
     "commands:\n"
     "  run SCENE.cfg     run a scene, writing HDF5 snapshots and an XDMF index\n"
@@ -401,6 +403,7 @@ static int cmd_check(int argc, char **argv)
     const char *ax = "xyz";
     printf("%-16s%s: valid\n", "scene", sc.path);
     printf("%-16s%s (%s), %dD, %s backend\n", "method", s.sch->name, s.sch->description, sc.dim, s.be->name);
+    printf("%-16s%s (%s)\n", "walls", s.bnd->name, s.bnd->description);
     printf("%-16s%zu (fluid %zu, wall %zu, obstacle %zu)\n", "particles", s.p.n,
            particles_count_type(&s.p, PT_FLUID), particles_count_type(&s.p, PT_WALL),
            particles_count_type(&s.p, PT_OBSTACLE));
