@@ -18,6 +18,7 @@
 #include "schemes/registry.h"
 #include "base/scene.h"
 #include "core/sim.h"
+#include "run/sim_create.h"
 
 #include <math.h>
 #include <stdio.h>

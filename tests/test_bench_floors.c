@@ -11,6 +11,7 @@
 #include "bench/bench_floors.h"
 #include "base/scene.h"
 #include "core/sim.h"
+#include "run/sim_create.h"
 
 #include <math.h>
 #include <stdio.h>

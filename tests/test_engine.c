@@ -13,6 +13,7 @@
 #include "run/engine.h"
 #include "base/scene.h"
 #include "core/sim.h"
+#include "run/sim_create.h"
 #include "test_util.h"
 
 #include <stdio.h>

@@ -5,6 +5,7 @@
 
 #include "base/scene.h"
 #include "core/sim.h"
+#include "run/sim_create.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,6 +9,7 @@
 #include "base/scene.h"
 #include "geometry/scene_build.h"
 #include "core/sim.h"
+#include "run/sim_create.h"
 
 
 #include <errno.h>

@@ -27,6 +27,7 @@
 #include "schemes/registry.h"
 #include "base/scene.h"
 #include "core/sim.h"
+#include "run/sim_create.h"
 
 
 #include <errno.h>

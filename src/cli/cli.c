@@ -12,6 +12,7 @@
 #include "base/scene.h"
 #include "geometry/scene_build.h"
 #include "core/sim.h"
+#include "run/sim_create.h"
 #ifdef SLUICE_HAVE_CUDA
 #include "gpu/gpu_info.h"
 #endif

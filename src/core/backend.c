@@ -1,9 +1,6 @@
-/* backend.c: choosing a backend by name. */
+/* backend.c: choosing a backend by name, from the backend tables alone (each says whether it can
+ * run here), so that this layer names no GPU code. */
 #include "backend.h"
-
-#ifdef SLUICE_HAVE_CUDA
-#include "gpu/backend_cuda.h"
-#endif
 
 #include <string.h>
 
@@ -21,7 +18,7 @@ int backend_select(const char *name, const backend **out, sl_err *err)
     int is_auto = !name || strcmp(name, "auto") == 0;
     if (is_auto || strcmp(name, "cuda") == 0) {
 #ifdef SLUICE_HAVE_CUDA
-        if (cuda_device_present()) {
+        if (backend_cuda.available()) {
             *out = &backend_cuda;
             return SL_OK;
         }

@@ -68,6 +68,8 @@ typedef struct backend_bench_hooks {
 
 typedef struct backend {
     const char *name;
+    /* 1 when the backend can run on this machine (a device is present); NULL: always. */
+    int (*available)(void);
     /* Sorts the particles into the neighbour grid (every particle array is reordered). */
     int (*build_cells)(struct sim *s, sl_err *err);
     /* Runs a pass over particles [0, n) with the scheme's s->args. */

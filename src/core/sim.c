@@ -1,60 +1,10 @@
-/* sim.c: creating a simulation from a scene (particles, parameters, scheme, neighbour grid). */
+/* sim.c: one simulation's life after creation: host/device sync, the scheme's steps with the
+ * backend's errors checked, release, memory. */
 #include "sim.h"
-
-#include "geometry/scene_build.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Neighbour cells allowed before the grid is judged a mistake (about 4 GiB of cell_start). */
-#define SIM_MAX_CELLS ((int64_t)1 << 30)
-
-int sim_create(sim *s, const scene *sc, const backend *be, sl_err *err)
-{
-    memset(s, 0, sizeof *s);
-    s->sc = sc;
-    s->be = be;
-    s->sch = scheme_find(sc->method);
-    if (!s->sch)
-        return sl_fail(err, SL_ERR_INPUT, "%s: key 'simulation.method': '%s' is unknown (accepted: %s)",
-                       sc->path, sc->method, scheme_names());
-    int rc = scene_build_particles(sc, &s->p, err);
-    if (rc)
-        return rc;
-
-    sim_params *P = &s->P;
-    P->dim = sc->dim;
-    P->dp = (real)sc->dp;
-    P->rho0 = (real)sc->rho0;
-    P->inv_rho0 = (real)(1.0 / sc->rho0);
-    P->mass = (real)(sc->rho0 * pow(sc->dp, sc->dim));
-    for (int a = 0; a < 3; ++a)
-        P->g[a] = a < sc->dim ? (real)sc->gravity[a] : (real)0;
-    s->fluid_height = scene_fluid_height(sc);
-
-    rc = s->sch->init(s, err);
-    if (rc)
-        goto fail;
-    scene_domain(sc, P->r_max, s->domain_min, s->domain_max);
-    rc = nbr_grid_init(&s->g, sc->dim, sc->ndiv, P->r_max, s->domain_min, s->domain_max, SIM_MAX_CELLS, err);
-    if (rc)
-        goto fail;
-    rc = be->build_cells(s, err);
-    if (rc)
-        goto fail;
-    if (s->g.n_inside != s->p.n) {
-        rc = sl_fail(err, SL_ERR_INPUT,
-                     "%s: key 'simulation.domain_max': %zu particles start outside the domain "
-                     "(accepted: a domain that holds every geometry item)",
-                     sc->path, s->p.n - s->g.n_inside);
-        goto fail;
-    }
-    return SL_OK;
-fail:
-    sim_free(s);
-    return rc;
-}
 
 pass_ctx sim_host_ctx(const sim *s)
 {

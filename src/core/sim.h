@@ -33,10 +33,6 @@ typedef struct sim {
                                           * strategy choices): a quiet run's stderr holds errors only */
 } sim;
 
-/* Builds the particles from the scene, derives the parameters, initialises the scheme and sorts
- * the particles into the grid. */
-int sim_create(sim *s, const scene *sc, const backend *be, sl_err *err);
-
 void sim_free(sim *s);
 
 /* The context a CPU pass runs with: host arrays, the scheme's s->args. */

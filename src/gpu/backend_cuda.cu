@@ -3,6 +3,7 @@
  * scalars that decide dt and CG convergence (and the count of particles inside the domain) come
  * back to the host. The host arrays are refreshed on demand (sim_sync_host) for output, probes and
  * checkpoints. The work is in the files cuda_state.h lists. */
+#include "backend_cuda.h"
 #include "cuda_state.h"
 
 extern "C" {
@@ -77,6 +78,7 @@ static int cuda_p2m_spread(const sim *s, p2m_grid *g, int method, sl_err *err)
 /* C++ has designated initializers only from C++20: the order is that of struct backend. */
 extern "C" const backend backend_cuda = {
     "cuda",
+    cuda_device_present,
     cuda_build_cells,
     cuda_run_pass,
     cuda_reduce,

@@ -771,7 +771,7 @@ int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, con
     switch (pass_id) {
         SLUICE_PASSES(BODY_CASE)
     default:
-        return gpu_fail_input(err, "no listed pass has id %d", pass_id);
+        return gpu_fail_input(err, "the CUDA backend has no kernel for pass %d", pass_id);
     }
 }
 

@@ -23,6 +23,7 @@
 #include "schemes/registry.h"
 #include "base/scene.h"
 #include "core/sim.h"
+#include "run/sim_create.h"
 #include "mps_pair_check.h"
 #include "test_util.h"
 

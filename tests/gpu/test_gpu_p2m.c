@@ -22,6 +22,7 @@
 #include "io/p2m_grid.h"
 #include "base/scene.h"
 #include "core/sim.h"
+#include "run/sim_create.h"
 #include "test_util.h"
 
 #include <hdf5.h>
