@@ -122,7 +122,7 @@ typedef struct scene_probes {
     int energy;         /* total mass, kinetic and potential energy of the fluid */
 } scene_probes;
 
-/* Gridded fields (group `grid`): particle-to-mesh spreading into every snapshot (src/p2m_grid.c). */
+/* Gridded fields (group `grid`): particle-to-mesh spreading into every snapshot (src/io/p2m_grid.c). */
 enum {
     GRID_DENSITY = 1u << 0,
     GRID_VELOCITY = 1u << 1,

@@ -15,7 +15,7 @@ extern "C" {
 #include <stdio.h>
 
 /* The strategies are the scene's gpu.strategy names after "auto", in the same order: one list of
- * names (scene_load.c) serves the scene files, the command line and the tables printed here. */
+ * names (io/scene_tables.c) serves the scene files, the command line and the tables printed here. */
 static_assert((int)GS_PAR_PART == GPU_STRATEGY_PAR_PART - 1 && (int)GS_PAR_CELL == GPU_STRATEGY_PAR_CELL - 1 &&
                   (int)GS_PAR_CELL_SM == GPU_STRATEGY_PAR_CELL_SM - 1 &&
                   (int)GS_X_PENCIL == GPU_STRATEGY_X_PENCIL - 1 &&

@@ -1,7 +1,7 @@
 /* gpu_cg.h: fused vector updates of the Jacobi-preconditioned conjugate-gradient solver on the device.
  *
- * The element-wise arithmetic is exactly the CPU backend's (backend_cpu.c cpu_cg_solve): alpha and
- * beta are doubles, alpha * d[i] is formed in double and rounded to real before it is added, and
+ * The element-wise arithmetic is exactly the CPU backend's (core/backend_cpu.c: cpu_cg_init,
+ * cpu_cg_update; the iteration is solver/pcg.c's for both): alpha and beta are doubles, alpha * d[i] is formed in double and rounded to real before it is added, and
  * z = r / diag is a correctly rounded division (not r times a stored reciprocal), so the
  * updated fields are bit-identical to what the CPU computes from the same inputs and scalars. The
  * dot products are the deterministic reductions of gpu_reduce.h (same error bound), computed in

@@ -1,4 +1,4 @@
-/* p2m_cuda.cu: particle-to-mesh spreading on the device, the CPU's two algorithms (src/p2m_grid.c)
+/* p2m_cuda.cu: particle-to-mesh spreading on the device, the CPU's two algorithms (src/io/p2m_grid.c)
  * over the same weights and node fields (physics/p2m_weights.h):
  *   particle-based: a thread per particle, atomicAdd on the double sums of its order^dim nodes;
  *   mesh-based:     the fluid binned by first stencil node (stable radix sort: bin starts + the

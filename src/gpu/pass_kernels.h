@@ -60,7 +60,7 @@ typedef struct launch_geom {
 } launch_geom;
 
 /* A strategy's name as scene files and the command line spell it (defined in backend_cuda.cu,
- * from the scene loader's table; the GS_* follow its names after "auto"). */
+ * from the scene loader's table in io/scene_tables.c; the GS_* follow its names after "auto"). */
 const char *gpu_strategy_label(int strategy);
 
 /* Whether `strategy` can run pass `pass_id` over n particles (the staged strategies need the

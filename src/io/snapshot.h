@@ -20,7 +20,7 @@ typedef struct snapshot_info {
     int nparams;                /* derived numbers (h, c0, particle mass, ...) written as root attributes */
     const char *const *param_names;
     const double *param_values;
-    const struct p2m_grid *grid; /* gridded fields for /grid, or NULL (src/p2m_grid.h) */
+    const struct p2m_grid *grid; /* gridded fields for /grid, or NULL (src/io/p2m_grid.h) */
 } snapshot_info;
 
 /* Writes `path` (an .h5 file): /particles/{position,velocity,pressure,density,type,id} with rows in

@@ -1,5 +1,5 @@
 /* p2m_weights.h: B-spline weights of particle-to-mesh spreading, one particle and one grid axis at a
- * time, and a node's fields from its sums. Host-device: the OpenMP spreading (src/p2m_grid.c) and the
+ * time, and a node's fields from its sums. Host-device: the OpenMP spreading (src/io/p2m_grid.c) and the
  * CUDA one (src/gpu/p2m_cuda.cu) call the same code.
  *
  * A particle at grid coordinate u (position - origin, in node spacings) gives node i the weight

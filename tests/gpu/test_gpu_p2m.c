@@ -1,5 +1,5 @@
 /* test_gpu_p2m.c: particle-to-mesh spreading on the CUDA backend (src/gpu/p2m_cuda.cu) against the
- * CPU's (src/p2m_grid.c). Label gpu; exits 77 (skipped) without a CUDA device.
+ * CPU's (src/io/p2m_grid.c). Label gpu; exits 77 (skipped) without a CUDA device.
  *  - random fluid layouts (uniform, with walls, NaN and far-away particles and particles off the
  *    grid; clustered in four blobs), 2D and 3D, orders 1..4, a coarse and a fine grid: GPU
  *    particle-based and GPU mesh-based (automatic lanes and 4, 8, 16, 32 lanes per node) give the

@@ -460,8 +460,8 @@ void test_reductions()
 
 // ---- CG updates ---------------------------------------------------------------------------
 
-/* The CPU backend's formulas (backend_cpu.c cpu_cg_solve), evaluated on the host: the device
- * results must match them bit for bit. */
+/* The CPU backend's formulas (core/backend_cpu.c: cpu_cg_init, cpu_cg_update), evaluated on the
+ * host: the device results must match them bit for bit. */
 void test_cg()
 {
     rng r(5);
