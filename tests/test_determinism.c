@@ -54,13 +54,13 @@ static void same_bits(const char *path, long steps)
 static void test_wcsph_thread_count_independent(void **state)
 {
     (void)state;
-    same_bits(SLUICE_SCENES "/dam_break_2d.cfg", 200);
+    same_bits(SLUICE_SCENES "/dam_break_2d.cfg", test_steps(200, 50));
 }
 
 static void test_mps_thread_count_independent(void **state)
 {
     (void)state;
-    same_bits(SLUICE_SCENES "/dam_break_2d_mps.cfg", 40);
+    same_bits(SLUICE_SCENES "/dam_break_2d_mps.cfg", test_steps(40, 10));
 }
 
 int main(void)

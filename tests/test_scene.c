@@ -784,6 +784,13 @@ static const bad_case bad_cases[] = {
      NUM "geometry = (\n  { type = \"fluid\"; min = [0, 0]; max = [1, 1]; },\n"
          "  { type = \"fluid\"; min = [2.0, 0.0]; max = [3.0, 0.05]; } );\n",
      4, "geometry[1]", "empty geometry: the fluid box is 0.05 m thick in y"},
+    /* found by tests/fuzz_scenes.c: a huge box was blamed on numerics.spacing, with no line */
+    {"box_too_many_particles",
+     NUM "geometry = (\n  { type = \"fluid\"; min = [0, 0]; max = [1, 1]; },\n"
+         "  { type = \"fluid\"; min = [-1e308, 2.0]; max = [1e308, 3.0]; } );\n",
+     4, "geometry[1]", "makes more particles than a double can count in all, more than the 2147483646"},
+    {"boxes_too_many_particles", "numerics = { spacing = 1e-5; };\n" GEO, 2, "geometry[0]",
+     "at numerics.spacing = 1e-5 m makes about 1e10 particles in all"},
     /* probes and grid */
     {"probes_is_scalar", NUM GEO "probes = 1;\n", 3, "probes", "expected a group"},
     {"probes_unknown_key", NUM GEO "probes = {\n  intervall = 0.1; };\n", 4, "probes.intervall",

@@ -9,6 +9,25 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* SLUICE_GPU_TEST_SMALL=1 (tools/gpu-check sanitize): the GPU tests shrink their problem sizes and
+ * step counts, because compute-sanitizer (racecheck above all) is many times slower per kernel; what
+ * they assert stays the same. */
+static inline int gpu_test_small(void)
+{
+    const char *v = getenv("SLUICE_GPU_TEST_SMALL");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+/* The step count of a long CPU run: `full`, or `small` where SLUICE_TEST_SMALL is set (not "0"). The
+ * sanitizer build's ctest sets it (tests/CMakeLists.txt): ASan and UBSan make a step many times
+ * slower, and what the test asserts (bit-identical fields) holds at any step count. */
+static inline long test_steps(long full, long small)
+{
+    const char *v = getenv("SLUICE_TEST_SMALL");
+    return v && *v && strcmp(v, "0") != 0 ? small : full;
+}
 
 /* Loads `path` and creates its simulation on the CPU backend; fails the test with the loader's
  * message otherwise. */

@@ -358,9 +358,15 @@ int bench_main(int argc, char **argv)
     }
     for (int k = 0; k < o.ncounts; ++k) {
         scene sc;
-        if ((rc = load_bench_scene(&o, &sc, &err)) || (rc = override_scene(&sc, &o))) {
-            if (rc && err.msg[0])
+        if ((rc = load_bench_scene(&o, &sc, &err))) {
+            if (err.msg[0])
                 fprintf(stderr, "%s\n", err.msg);
+            return rc;
+        }
+        /* A rejected option after the load: the scene is ours to free (override_scene printed
+         * the message; err was not written). */
+        if ((rc = override_scene(&sc, &o))) {
+            scene_free(&sc);
             return rc;
         }
         if (o.particles[k] > 0) {

@@ -44,6 +44,9 @@ static int choose_scan(sim *s, sl_err *err)
     if (st->scan_chosen)
         return SL_OK;
     float best = INFINITY;
+    /* the trials scan cell_start in place before any sort has written it: give it defined contents
+     * (compute-sanitizer initcheck reported every element of the first trial as uninitialised) */
+    GPU_TRY(cudaMemset(st->cell_start, 0, ((size_t)s->g.ncells + 2) * sizeof(int32_t)), err);
     gpu_scan_kind kinds[2] = {GPU_SCAN_BLOCKED, GPU_SCAN_CUB};
     for (int k = 0; k < 2; ++k) {
         scan_trial trial = {st, (size_t)s->g.ncells + 2, kinds[k]};

@@ -53,6 +53,10 @@ static int alloc_arrays(cuda_sim *st, const particles *p, sl_err *err)
             st->rotating[st->nrotating++] = k;
     st->npad = st->nrotating ? (st->nrotating - npersistent % st->nrotating) % st->nrotating : 0;
     GPU_TRY(cudaMalloc(&st->field_slab, (size_t)(nfields + st->npad) * m * sizeof(real)), err);
+    /* zeroed once: the spare arrays join the ring, so a transient field can sit in an array nothing
+     * has written yet, and copy_to_host copies every field (initcheck reported those copies; two
+     * runs compared field by field must not differ by leftover device memory) */
+    GPU_TRY(cudaMemset(st->field_slab, 0, (size_t)(nfields + st->npad) * m * sizeof(real)), err);
     int place = 0;
     for (int k = 0; k < nfields; ++k)
         if (!p->transient[k])

@@ -23,12 +23,14 @@ int nbr_grid_init(nbr_grid *g, int dim, int ndiv, real r_max, const double dmin[
             continue;
         }
         double ext = dmax[a] - dmin[a];
-        int64_t cells = (int64_t)ceil(ext / g->cell_width);
-        if (cells < 1)
-            cells = 1;
-        if (cells > (int64_t)1 << 30)
-            return sl_fail(err, SL_ERR_INPUT, "neighbour grid: %lld cells along axis %d is too many",
-                           (long long)cells, a);
+        double want = ceil(ext / g->cell_width);
+        /* compared as a double: converting a value beyond int64 (a domain of 1e300 m) is undefined
+         * and gave a grid of 1 cell, so the run went on with every particle in one cell */
+        if (!(want <= (double)((int64_t)1 << 30)))
+            return sl_fail(err, SL_ERR_INPUT,
+                           "neighbour grid: %.3g cells of width %g m along axis %d is too many", want,
+                           (double)g->cell_width, a);
+        int64_t cells = want < 1 ? 1 : (int64_t)want;
         g->origin[a] = dmin[a];
         g->interior[a] = (int)cells;
         g->nc[a] = (int)cells + 2 * ndiv;

@@ -17,4 +17,7 @@ int io_checkpoint_write(const char *path, const sim *s, const io_series *series,
  * damaged or truncated, or belongs to another scene (particle count, fields, precision). */
 int io_checkpoint_read(const char *path, sim *s, io_series *series, long *next_output, sl_err *err);
 
+/* The checksum that ends a checkpoint file (64-bit FNV-1a over every byte before it). */
+uint64_t io_checkpoint_checksum(const unsigned char *p, size_t n);
+
 #endif

@@ -3,10 +3,13 @@
 #include "scene_keys.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #define BOX_TOL 1e-9 /* box comparisons: tolerance relative to the box size */
+/* Particles one run can hold (32-bit ids); geometry/scene_build.c refuses more too. */
+#define SCENE_PARTICLES_MAX (INT32_MAX - 1)
 
 /* ---- simulation and viewer ---------------------------------------------------------------- */
 
@@ -124,11 +127,24 @@ static const char *box_text(const double *lo, const double *hi, int dim, char *b
     return buf;
 }
 
+/* Particles an item would have, in floating point (inf when its extent overflows): the lattice
+ * points of the box, grown by the walls for a tank. geometry/scene_build.c counts the same way
+ * before it allocates; here the count is checked per item, so an absurd box is refused at its line
+ * instead of as a spacing that is too fine. */
+static double item_particles(const scene *sc, const scene_geom *g)
+{
+    double pad = g->kind == GEOM_TANK ? 2.0 * g->layers : 0.0, c = 1;
+    for (int d = 0; d < sc->dim; ++d)
+        c *= floor((g->max[d] - g->min[d]) / sc->dp + 1e-6) + pad;
+    return c;
+}
+
 int sk_check_geometry(sk_ctx *c)
 {
     const scene *sc = c->sc;
     int dim = sc->dim, ntank = 0, first_tank = -1;
     char key[32], box[160], other[160], num[40], num2[40];
+    double total = 0; /* particles of the items so far */
     for (int i = 0; i < sc->ngeom; ++i)
         if (sc->geom[i].kind == GEOM_TANK) {
             if (ntank++ == 0)
@@ -150,6 +166,18 @@ int sk_check_geometry(sk_ctx *c)
                                    "m, so it holds no particle (accepted: fluid boxes at least one spacing thick)",
                                    sk_fmt_num(a->max[d] - a->min[d], num, sizeof num), sk_axis_name(d),
                                    sk_fmt_num(sc->dp, num2, sizeof num2));
+
+        total += item_particles(sc, a);
+        if (!(total <= SCENE_PARTICLES_MAX)) {
+            char many[64] = "more particles than a double can count"; /* an extent that overflows */
+            if (isfinite(total))
+                snprintf(many, sizeof many, "about %s particles", sk_fmt_num(total, num, sizeof num));
+            return sk_fail(c, a->line, key,
+                           "the %s box %s at numerics.spacing = %s m makes %s in all, more than the %d one run "
+                           "can hold (accepted: boxes and a spacing that give at most %d particles)",
+                           kname, box, sk_fmt_num(sc->dp, num2, sizeof num2), many, SCENE_PARTICLES_MAX,
+                           SCENE_PARTICLES_MAX);
+        }
 
         if (sc->domain_set && !box_inside(alo, ahi, sc->domain_min, sc->domain_max, dim))
             return sk_fail(c, a->line, key,

@@ -6,6 +6,7 @@
 #include "geometry/scene_build.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,17 @@ int sim_create(sim *s, const scene *sc, const backend *be, sl_err *err)
         goto fail;
     scene_domain(sc, P->r_max, s->domain_min, s->domain_max);
     rc = nbr_grid_init(&s->g, sc->dim, sc->ndiv, P->r_max, s->domain_min, s->domain_max, SIM_MAX_CELLS, err);
+    if (rc == SL_ERR_INPUT && err) {
+        /* the grid knows neither the file nor the key: name them, as every scene error does */
+        char why[sizeof err->msg];
+        const char *grid_msg = err->msg;
+        if (strncmp(grid_msg, "neighbour grid: ", 16) == 0)
+            grid_msg += 16;
+        snprintf(why, sizeof why, "%s", grid_msg);
+        rc = sl_fail(err, SL_ERR_INPUT, "%s: key '%s': %s (accepted: a domain of at most %lld neighbour cells)",
+                     sc->path, sc->domain_set ? "simulation.domain_max" : "geometry", why,
+                     (long long)SIM_MAX_CELLS);
+    }
     if (rc)
         goto fail;
     rc = be->build_cells(s, err);

@@ -8,7 +8,9 @@
  *    paths (mps_pair_check.h: MPS, KO, stabilised LSMPS, explicit, LSMPS with the cubic domain);
  *  - CPU and GPU runs of the 2D dam break agree over 200 steps (WCSPH, MPS, explicit MPS);
  *  - the same for WCSPH with par-part-sym (counting sort), which the radix sort's runs refuse;
- *  - two GPU runs with the radix sort are bit-identical. */
+ *  - two GPU runs with the radix sort are bit-identical.
+ * SLUICE_GPU_TEST_SMALL=1 (tools/gpu-check sanitize): a few hundred particles per layout, MPS passes
+ * at ndiv 2 alone, runs of 5 steps. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
@@ -43,7 +45,8 @@ static const char *source_dir;
 static void make_random_sim(int dim, int ndiv, enum layout lay, scene *sc, sim *s)
 {
     char text[1024];
-    double dp = dim == 2 ? 0.02 : 0.06;
+    /* small (sanitizers): 400 particles in 2D, 343 in 3D; every layout, ndiv and strategy still runs */
+    double dp = gpu_test_small() ? (dim == 2 ? 0.05 : 0.15) : dim == 2 ? 0.02 : 0.06;
     snprintf(text, sizeof text,
              "simulation = { method = \"wcsph\"; dimension = %d; end_time = 1.0; %s };\n"
              "fluid = { gravity = %s; sound_speed = 20.0; };\n"
@@ -155,7 +158,8 @@ static void check_mps_case(int dim, int ndiv, enum layout lay, const mps_case *m
     scene sc;
     sim s;
     sl_err err;
-    mps_random_sim(dim, dim == 2 ? 0.02 : 0.06, ndiv, lay, mc, &backend_cuda, &sc, &s);
+    double dp = gpu_test_small() ? (dim == 2 ? 0.05 : 0.15) : dim == 2 ? 0.02 : 0.06;
+    mps_random_sim(dim, dp, ndiv, lay, mc, &backend_cuda, &sc, &s);
     int semi = strcmp(mc->method, "mps") == 0;
     size_t n = s.p.n;
     double tol = REAL_IS_DOUBLE ? 1e-12 : 1e-5;
@@ -216,17 +220,22 @@ static void mps_strategies_match_oracle(void **state)
     memset(ran, 0, sizeof ran);
     size_t left_out = 0;
     double worst = 0;
-    for (int m = 0; m < MPS_NCASES; ++m)
+    /* small (sanitizers): ndiv 2 alone, which still has cells of several sizes per neighbour */
+    int ndiv_lo = gpu_test_small() ? 2 : 1, ndiv_hi = gpu_test_small() ? 2 : 3;
+    for (int m = 0; m < MPS_NCASES; ++m) {
         for (int dim = 2; dim <= 3; ++dim)
-            for (int ndiv = 1; ndiv <= 3; ++ndiv)
+            for (int ndiv = ndiv_lo; ndiv <= ndiv_hi; ++ndiv)
                 for (int lay = UNIFORM; lay <= MOSTLY_EMPTY; ++lay)
                     check_mps_case(dim, ndiv, (enum layout)lay, &mps_cases[m], ran, &left_out, &worst);
+        printf("MPS case %s: done\n", mps_cases[m].name);
+    }
     printf("MPS passes: every strategy agrees with the all-pairs kernel; largest difference %.3g of the field's "
            "largest value; %zu particle-runs left out (a class or LSMPS fallback decided the other way within "
            "rounding)\n", worst, left_out);
+    int layouts = 2 * (ndiv_hi - ndiv_lo + 1) * 2; /* uniform and mostly-empty, per dimension and ndiv */
     for (int p = 0; p < MPS_NPASSES; ++p)
         for (int k = 0; k < GS_COUNT; ++k)
-            if (k != GS_PAR_PART_SYM && ran[p][k] < 12) /* every uniform and mostly-empty layout of a semi-implicit case at least */
+            if (k != GS_PAR_PART_SYM && ran[p][k] < layouts) /* every uniform and mostly-empty layout of a semi-implicit case at least */
                 fail_msg("pass %s ran with strategy %s on %d layouts only", mps_pair_passes[p].name,
                          cuda_strategy_label(k), ran[p][k]);
 }
@@ -286,8 +295,10 @@ static void cpu_and_gpu_agree(const char *method, int integrator, const char *so
 {
     size_t n_cpu, n_gpu;
     sim s;
-    real *cpu = run(&backend_cpu, method, integrator, "radix", GPU_STRATEGY_AUTO, 200, &n_cpu, NULL);
-    real *gpu = run(&backend_cuda, method, integrator, sort, strategy, 200, &n_gpu, &s);
+    /* small (sanitizers): 5 steps; the differences only grow with the steps, so the tolerances hold */
+    long steps = gpu_test_small() ? 5 : 200;
+    real *cpu = run(&backend_cpu, method, integrator, "radix", GPU_STRATEGY_AUTO, steps, &n_cpu, NULL);
+    real *gpu = run(&backend_cuda, method, integrator, sort, strategy, steps, &n_gpu, &s);
     /* par-part-sym's atomics add in a varying order: the GPU may use it only when runs need not be
      * bit-identical */
     int sym_valid = cuda_strategy_valid(&s, PASS_WCSPH_FORCES, GS_PAR_PART_SYM);
@@ -306,10 +317,10 @@ static void cpu_and_gpu_agree(const char *method, int integrator, const char *so
             vworst = fmax(vworst, fabs(dv));
         }
     double vrel = v2 > 0 ? sqrt(vdiff2 / v2) : 0;
-    printf("%s%s (GPU: %s sort, strategy %s): CPU vs GPU after 200 steps: positions differ by at most %.3g dp; "
+    printf("%s%s (GPU: %s sort, strategy %s): CPU vs GPU after %ld steps: positions differ by at most %.3g dp; "
            "velocities by %.3g of the RMS speed in RMS (at most %.3g m/s)\n",
            method, integrator == INTEGRATOR_VERLET ? " (Verlet)" : "", sort, scene_gpu_strategy_name(strategy),
-           worst / dp, vrel, vworst);
+           steps, worst / dp, vrel, vworst);
     if (!(worst <= 1e-3 * dp))
         fail_msg("%s: positions differ by %.3g dp (tolerance 1e-3 dp)", method, worst / dp);
     if (!(vrel <= velocity_tolerance))
@@ -359,10 +370,11 @@ static void radix_runs_bit_identical(void **state)
 {
     (void)state;
     const char *methods[] = {"wcsph", "mps"};
+    long steps = gpu_test_small() ? 5 : 200;
     for (int m = 0; m < 2; ++m) {
         size_t n1, n2;
-        real *a = run(&backend_cuda, methods[m], -1, "radix", GPU_STRATEGY_AUTO, 200, &n1, NULL);
-        real *b = run(&backend_cuda, methods[m], -1, "radix", GPU_STRATEGY_AUTO, 200, &n2, NULL);
+        real *a = run(&backend_cuda, methods[m], -1, "radix", GPU_STRATEGY_AUTO, steps, &n1, NULL);
+        real *b = run(&backend_cuda, methods[m], -1, "radix", GPU_STRATEGY_AUTO, steps, &n2, NULL);
         assert_int_equal(n1, n2);
         if (memcmp(a, b, n1 * sizeof(real)) != 0)
             fail_msg("%s: two radix-sort GPU runs differ", methods[m]);
@@ -404,6 +416,7 @@ int main(int argc, char **argv)
         return 77;
     }
     source_dir = argc > 1 ? argv[1] : ".";
+    setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows in a log as it happens (sanitizer runs) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(strategies_match_oracle),
         cmocka_unit_test(mps_strategies_match_oracle),

@@ -8,7 +8,9 @@
  *  - the GPU mesh-based spreading is bit-identical from call to call;
  *  - p2m_grid_update on a CUDA simulation spreads on the device, by the method asked for;
  *  - CUDA and CPU runs with a grid group (the 2D dam break, a 3D box) write the same /grid.
- * Every failure prints what differed, where, by how much, and the tolerance. */
+ * Every failure prints what differed, where, by how much, and the tolerance.
+ * SLUICE_GPU_TEST_SMALL=1 (tools/gpu-check sanitize): fewer particles, a coarser sparse grid in 3D,
+ * fewer steps. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
@@ -52,6 +54,8 @@ static void make_random_sim(int dim, enum layout lay, scene *sc, sim *s)
 {
     char text[1024];
     double dp = dim == 2 ? 0.01 : 0.025; /* 10^4 and 6.4 10^4 particles */
+    if (gpu_test_small())
+        dp = dim == 2 ? 0.04 : 0.1; /* 625 and 1000 */
     snprintf(text, sizeof text,
              "simulation = { method = \"wcsph\"; dimension = %d; end_time = 1.0; };\n"
              "fluid = { gravity = %s; sound_speed = 20.0; };\n"
@@ -229,7 +233,7 @@ static void check_layout(int dim, enum layout lay)
     make_random_sim(dim, lay, &sc, &s);
     const real mass = R(0.37);
     const double dmin[3] = {0, 0, 0}, dmax[3] = {1, 1, 1};
-    const double spacings[2] = {0.05, dim == 2 ? 0.01 : 0.02}; /* dense and sparse */
+    const double spacings[2] = {0.05, dim == 2 ? 0.01 : gpu_test_small() ? 0.04 : 0.02}; /* dense and sparse */
     static const int lanes[5] = {0, 4, 8, 16, 32};
     for (int order = 1; order <= P2M_MAX_ORDER; ++order)
         for (int sp = 0; sp < 2; ++sp) {
@@ -478,22 +482,27 @@ static void runs_write_same_grid(void **state)
         fail_msg("%s", err.msg);
     sc.gpu_sort = GPU_SORT_NAME_RADIX; /* the CPU's particle order (test_gpu_backend) */
     sc.grid.method = GRID_METHOD_MESH;
-    run_compare(&sc, 50, "2D dam break, mesh-based");
+    long steps = gpu_test_small() ? 10 : 50;
+    run_compare(&sc, steps, "2D dam break, mesh-based");
     sc.grid.method = GRID_METHOD_PARTICLE;
-    run_compare(&sc, 50, "2D dam break, particle-based");
+    run_compare(&sc, steps, "2D dam break, particle-based");
     scene_free(&sc);
 
-    const char *text = "simulation = { method = \"wcsph\"; dimension = 3; end_time = 1.0; };\n"
-                       "fluid = { gravity = [0.0, 0.0, -9.81]; };\n"
-                       "numerics = { spacing = 0.01; };\n"
-                       "geometry = ( { type = \"tank\"; min = [0.0, 0.0, 0.0]; max = [0.2, 0.1, 0.15]; },\n"
-                       "             { type = \"fluid\"; min = [0.0, 0.0, 0.0]; max = [0.08, 0.1, 0.1]; } );\n"
-                       "output = { directory = \"unused\"; interval = 1.0; };\n"
-                       "gpu = { sort = \"radix\"; };\n"
-                       "grid = { spacing = 0.02; order = 3; };\n";
+    /* small: dp 0.02 (4 10^3 particles instead of 3 10^4) */
+    char text[1024];
+    snprintf(text, sizeof text,
+             "simulation = { method = \"wcsph\"; dimension = 3; end_time = 1.0; };\n"
+             "fluid = { gravity = [0.0, 0.0, -9.81]; };\n"
+             "numerics = { spacing = %g; };\n"
+             "geometry = ( { type = \"tank\"; min = [0.0, 0.0, 0.0]; max = [0.2, 0.1, 0.15]; },\n"
+             "             { type = \"fluid\"; min = [0.0, 0.0, 0.0]; max = [0.08, 0.1, 0.1]; } );\n"
+             "output = { directory = \"unused\"; interval = 1.0; };\n"
+             "gpu = { sort = \"radix\"; };\n"
+             "grid = { spacing = 0.02; order = 3; };\n",
+             gpu_test_small() ? 0.02 : 0.01);
     if (scene_load_string(&sc, text, "3D box", &err))
         fail_msg("%s", err.msg);
-    run_compare(&sc, 20, "3D box, auto");
+    run_compare(&sc, gpu_test_small() ? 5 : 20, "3D box, auto");
     scene_free(&sc);
 }
 
@@ -504,6 +513,7 @@ int main(int argc, char **argv)
         return 77;
     }
     source_dir = argc > 1 ? argv[1] : ".";
+    setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows in a log as it happens (sanitizer runs) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gpu_matches_cpu_2d),
         cmocka_unit_test(gpu_matches_cpu_3d),

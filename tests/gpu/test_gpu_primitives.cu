@@ -1,7 +1,10 @@
 /* test_gpu_primitives.cu: the GPU primitives (scan, sort, gather, reduce, CG updates) against sequential host references.
  *
  * Exits 77 (ctest: skipped) without a CUDA device, 1 on any failure (every failure is printed),
- * 0 otherwise. `test_gpu_primitives --bench [n]` prints the primitives' benchmark table instead. */
+ * 0 otherwise. `test_gpu_primitives --bench [n]` prints the primitives' benchmark table instead.
+ * SLUICE_GPU_TEST_SMALL=1 (tools/gpu-check sanitize): the largest size is 300007 instead of 10^7
+ * (the scans also take 1100003, which still needs the blocked scan's third level) and the sparse
+ * sort 2^17+1 keys instead of 2^22+1: racecheck did not finish the full sizes in 120 s. */
 #include "core/backend.h"
 #include "gpu/gpu_bench.h"
 #include "gpu/gpu_cg.h"
@@ -101,7 +104,7 @@ struct rng {
     double uniform() { return (double)(next() >> 11) * (1.0 / 9007199254740992.0); } /* [0, 1) */
 };
 
-const size_t SIZES[] = {0, 1, 2, 1000, 1023, 1024, 1025, 65537, 10000000};
+std::vector<size_t> SIZES = {0, 1, 2, 1000, 1023, 1024, 1025, 65537, 10000000};
 
 /* Slots of a sort's order that break "a permutation of 0..n-1 whose keys are the sorted keys". */
 size_t bad_slots(const std::vector<int32_t> &order, const std::vector<int32_t> &key,
@@ -141,8 +144,11 @@ const char *scan_name(gpu_scan_kind k)
 void test_scans()
 {
     rng r(1);
+    std::vector<size_t> sizes = SIZES;
+    if (sizes.back() < 1100003) /* small: more than 1024^2 elements, three levels of tile sums */
+        sizes.push_back(1100003);
     for (gpu_scan_kind kind : {GPU_SCAN_BLOCKED, GPU_SCAN_CUB}) {
-        for (size_t n : SIZES) {
+        for (size_t n : sizes) {
             /* values in [-20, 100]: sums up to 10^9 stay inside int32 at n = 10^7; negative
              * values check that nothing assumes counts */
             std::vector<int32_t> in(n), ref(n);
@@ -178,7 +184,7 @@ struct key_case {
     int skew_key; /* -1: uniform; otherwise 90% of the keys are this one */
 };
 
-const key_case KEY_CASES[] = {
+key_case KEY_CASES[] = {
     {"1 key", 1, -1},
     {"7 keys", 7, -1},
     {"1e5 keys", 100000, -1},
@@ -556,6 +562,16 @@ int main(int argc, char **argv)
     cudaDeviceProp prop;
     CUDA_MUST(cudaGetDeviceProperties(&prop, 0));
     printf("device 0: %s (sm_%d%d), real = %s\n", prop.name, prop.major, prop.minor, REAL_NAME);
+    const char *small = getenv("SLUICE_GPU_TEST_SMALL");
+    if (small && *small && strcmp(small, "0") != 0) {
+        SIZES.back() = 300007;
+        for (key_case &kc : KEY_CASES)
+            if (kc.nkeys == (1u << 22) + 1) {
+                kc.nkeys = (1u << 17) + 1;
+                kc.name = "2^17+1 keys (sparse)";
+            }
+        printf("SLUICE_GPU_TEST_SMALL: sizes up to %zu (scans 1100003)\n", SIZES.back());
+    }
 
     test_scans();
     test_sorts();

@@ -53,12 +53,14 @@ int mps_setup(sim *s, int is_explicit, sl_err *err)
     M->compressibility = (real)sc->mps.compressibility;
     double n0, lambda0;
     if (mps_lattice_constants(M->weight, sc->dim, l0, M->re_n, &n0, &lambda0))
-        return sl_fail(err, SL_ERR_INPUT, "%s: key 'mps.re_density': no lattice neighbour within %g spacings",
+        return sl_fail(err, SL_ERR_INPUT, "%s: key 'mps.re_density': no lattice neighbour within %g spacings "
+                       "(accepted: a radius of more than 1 spacing, up to 6)",
                        sc->path, sc->mps.re_density);
     M->n0_n = (real)n0;
     M->lambda0_n = (real)lambda0;
     if (mps_lattice_constants(M->weight, sc->dim, l0, M->re_lap, &n0, &lambda0))
-        return sl_fail(err, SL_ERR_INPUT, "%s: key 'mps.re_laplacian': no lattice neighbour within %g spacings",
+        return sl_fail(err, SL_ERR_INPUT, "%s: key 'mps.re_laplacian': no lattice neighbour within %g spacings "
+                       "(accepted: a radius of more than 1 spacing, up to 6)",
                        sc->path, sc->mps.re_laplacian);
     M->n0_lap = (real)n0;
     M->lambda0_lap = (real)lambda0;
