@@ -68,7 +68,7 @@ static void test_schemes_found_by_name(void **state)
     assert_null(scheme_find(NULL));
 }
 
-/* The names the schemes pass to boundary_select (wcsph.c, mps_common.c). */
+/* The names the schemes pass to boundary_setup (wcsph.c, mps_common.c). */
 static void test_wall_models(void **state)
 {
     (void)state;

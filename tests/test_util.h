@@ -11,13 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether environment variable `name` is set to anything but "" or "0". */
+static inline int env_flag(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
 /* SLUICE_GPU_TEST_SMALL=1 (tools/gpu-check sanitize): the GPU tests shrink their problem sizes and
  * step counts, because compute-sanitizer (racecheck above all) is many times slower per kernel; what
  * they assert stays the same. */
 static inline int gpu_test_small(void)
 {
-    const char *v = getenv("SLUICE_GPU_TEST_SMALL");
-    return v && *v && strcmp(v, "0") != 0;
+    return env_flag("SLUICE_GPU_TEST_SMALL");
 }
 
 /* The step count of a long CPU run: `full`, or `small` where SLUICE_TEST_SMALL is set (not "0"). The
@@ -25,8 +31,7 @@ static inline int gpu_test_small(void)
  * slower, and what the test asserts (bit-identical fields) holds at any step count. */
 static inline long test_steps(long full, long small)
 {
-    const char *v = getenv("SLUICE_TEST_SMALL");
-    return v && *v && strcmp(v, "0") != 0 ? small : full;
+    return env_flag("SLUICE_TEST_SMALL") ? small : full;
 }
 
 /* Loads `path` and creates its simulation on the CPU backend; fails the test with the loader's

@@ -1,5 +1,5 @@
 /* boundary.h: a wall model: how the boundary particles (tank walls, obstacles) take part in a scheme.
- * The scheme picks its model (boundary_find) in its init and calls the model's hooks at fixed
+ * The scheme picks its model (boundary_setup) in its init and calls the model's hooks at fixed
  * points of its step; a model's passes are listed in boundary_passes.h. */
 #ifndef SLUICE_BOUNDARY_H
 #define SLUICE_BOUNDARY_H
@@ -22,7 +22,9 @@ typedef struct boundary_model {
 /* The model registered under `name` (registry.c), or NULL. */
 const boundary_model *boundary_find(const char *name);
 
-/* The model `name`, or an error naming the scheme (a model the scheme asks for must exist). */
-int boundary_select(struct sim *s, const char *name, sl_err *err);
+/* Makes `name` the simulation's wall model and runs its init: the scheme calls it once its fields
+ * exist and the fluid's initial state is set. An error names the scheme when the model is not
+ * registered (a model a scheme asks for must exist). */
+int boundary_setup(struct sim *s, const char *name, sl_err *err);
 
 #endif

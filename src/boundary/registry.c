@@ -25,10 +25,10 @@ const boundary_model *boundary_find(const char *name)
     return NULL;
 }
 
-int boundary_select(sim *s, const char *name, sl_err *err)
+int boundary_setup(sim *s, const char *name, sl_err *err)
 {
     if (!(s->bnd = boundary_find(name)))
         return sl_fail(err, SL_ERR_RUNTIME, "scheme '%s' asks for the wall model '%s', which is not registered",
                        s->sch ? s->sch->name : "?", name);
-    return SL_OK;
+    return s->bnd->init ? s->bnd->init(s, err) : SL_OK;
 }

@@ -95,18 +95,19 @@ static size_t count_kind(const scene *sc, enum geom_kind kind)
     return em.next;
 }
 
-/* Particles a box would have, in floating point, so absurd sizes are caught before any loop. */
+double scene_item_particles_estimate(const scene *sc, const scene_geom *g)
+{
+    double pad = g->kind == GEOM_TANK ? 2.0 * g->layers : 0.0, c = 1;
+    for (int a = 0; a < sc->dim; ++a)
+        c *= floor((g->max[a] - g->min[a]) / sc->dp + 1e-6) + pad;
+    return c;
+}
+
 static double estimate(const scene *sc)
 {
     double total = 0;
-    for (int k = 0; k < sc->ngeom; ++k) {
-        const scene_geom *gm = &sc->geom[k];
-        double pad = gm->kind == GEOM_TANK ? 2.0 * gm->layers : 0.0;
-        double c = 1;
-        for (int a = 0; a < sc->dim; ++a)
-            c *= floor((gm->max[a] - gm->min[a]) / sc->dp + 1e-6) + pad;
-        total += c;
-    }
+    for (int k = 0; k < sc->ngeom; ++k)
+        total += scene_item_particles_estimate(sc, &sc->geom[k]);
     return total;
 }
 
@@ -114,11 +115,11 @@ int scene_count_particles(const scene *sc, scene_counts *out, sl_err *err)
 {
     memset(out, 0, sizeof *out);
     double est = estimate(sc);
-    if (est > (double)INT32_MAX - 1)
+    if (est > (double)SCENE_PARTICLES_MAX)
         return sl_fail(err, SL_ERR_INPUT,
                        "%s: key 'numerics.spacing': %g m gives about %.3g particles, more than the "
                        "%d one run can hold (accepted: a coarser spacing)",
-                       sc->path, sc->dp, est, INT32_MAX - 1);
+                       sc->path, sc->dp, est, SCENE_PARTICLES_MAX);
     out->fluid = count_kind(sc, GEOM_FLUID);
     out->wall = count_kind(sc, GEOM_TANK);
     out->obstacle = count_kind(sc, GEOM_OBSTACLE);

@@ -6,12 +6,22 @@
 #include "base/scene.h"
 #include "base/status.h"
 
+#include <stdint.h>
+
 /* Particle counts by type, without building anything (for checks and memory estimates). */
 typedef struct scene_counts {
     size_t fluid, wall, obstacle, total;
 } scene_counts;
 
 int scene_count_particles(const scene *sc, scene_counts *out, sl_err *err);
+
+/* Particles one run can hold (32-bit ids). */
+#define SCENE_PARTICLES_MAX (INT32_MAX - 1)
+
+/* Particles one geometry item would have, in floating point so that absurd sizes are caught before
+ * any loop (inf when its extent overflows): the lattice points of the box, grown by the walls for a
+ * tank. An upper bound of what scene_count_particles counts exactly. */
+double scene_item_particles_estimate(const scene *sc, const scene_geom *g);
 
 /* Allocates and fills p: fluid boxes first, then tank walls, then obstacles, in scene order. */
 int scene_build_particles(const scene *sc, particles *p, sl_err *err);

@@ -34,12 +34,21 @@ static int kept(sim *s, int rc, const sl_err *err)
     return rc;
 }
 
-int cuda_cg_init(sim *s, const cg_problem *cg, double dots[3])
+/* The state for a primitive that is about to write device fields, or NULL when an error is kept. */
+static cuda_sim *writable(sim *s)
 {
     cuda_sim *st = state_of(s);
     if (st->last_error[0])
-        return SL_ERR_RUNTIME;
+        return NULL;
     st->host_current = 0;
+    return st;
+}
+
+int cuda_cg_init(sim *s, const cg_problem *cg, double dots[3])
+{
+    cuda_sim *st = writable(s);
+    if (!st)
+        return SL_ERR_RUNTIME;
     real *const *f = st->f;
     sl_err err;
     return kept(s, gpu_cg_init(f[cg->x], f[cg->b], f[cg->q], f[cg->diag], f[cg->r], f[cg->z], f[cg->d], cg->n, dots,
@@ -49,10 +58,9 @@ int cuda_cg_init(sim *s, const cg_problem *cg, double dots[3])
 
 int cuda_cg_update(sim *s, const cg_problem *cg, double alpha, double dots[2])
 {
-    cuda_sim *st = state_of(s);
-    if (st->last_error[0])
+    cuda_sim *st = writable(s);
+    if (!st)
         return SL_ERR_RUNTIME;
-    st->host_current = 0;
     real *const *f = st->f;
     sl_err err;
     return kept(s, gpu_cg_update(alpha, f[cg->x], f[cg->r], f[cg->z], f[cg->d], f[cg->q], f[cg->diag], cg->n, dots,
@@ -62,10 +70,9 @@ int cuda_cg_update(sim *s, const cg_problem *cg, double alpha, double dots[2])
 
 int cuda_cg_direction(sim *s, const cg_problem *cg, double beta)
 {
-    cuda_sim *st = state_of(s);
-    if (st->last_error[0])
+    cuda_sim *st = writable(s);
+    if (!st)
         return SL_ERR_RUNTIME;
-    st->host_current = 0;
     sl_err err;
     return kept(s, gpu_cg_direction(beta, st->f[cg->z], st->f[cg->d], cg->n, &err), &err);
 }
@@ -78,10 +85,9 @@ static int fill_zero_checked(real *a, size_t n, sl_err *err)
 
 int cuda_fill_zero(sim *s, int field, size_t n)
 {
-    cuda_sim *st = state_of(s);
-    if (st->last_error[0])
+    cuda_sim *st = writable(s);
+    if (!st)
         return SL_ERR_RUNTIME;
-    st->host_current = 0;
     sl_err err;
     return kept(s, fill_zero_checked(st->f[field], n, &err), &err);
 }

@@ -2,14 +2,13 @@
  * (simulation, viewer, probes, grid) and the geometry items against each other and the domain. */
 #include "scene_keys.h"
 
+#include "geometry/scene_build.h"
+
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #define BOX_TOL 1e-9 /* box comparisons: tolerance relative to the box size */
-/* Particles one run can hold (32-bit ids); geometry/scene_build.c refuses more too. */
-#define SCENE_PARTICLES_MAX (INT32_MAX - 1)
 
 /* ---- simulation and viewer ---------------------------------------------------------------- */
 
@@ -127,18 +126,6 @@ static const char *box_text(const double *lo, const double *hi, int dim, char *b
     return buf;
 }
 
-/* Particles an item would have, in floating point (inf when its extent overflows): the lattice
- * points of the box, grown by the walls for a tank. geometry/scene_build.c counts the same way
- * before it allocates; here the count is checked per item, so an absurd box is refused at its line
- * instead of as a spacing that is too fine. */
-static double item_particles(const scene *sc, const scene_geom *g)
-{
-    double pad = g->kind == GEOM_TANK ? 2.0 * g->layers : 0.0, c = 1;
-    for (int d = 0; d < sc->dim; ++d)
-        c *= floor((g->max[d] - g->min[d]) / sc->dp + 1e-6) + pad;
-    return c;
-}
-
 int sk_check_geometry(sk_ctx *c)
 {
     const scene *sc = c->sc;
@@ -167,7 +154,9 @@ int sk_check_geometry(sk_ctx *c)
                                    sk_fmt_num(a->max[d] - a->min[d], num, sizeof num), sk_axis_name(d),
                                    sk_fmt_num(sc->dp, num2, sizeof num2));
 
-        total += item_particles(sc, a);
+        /* the builder's estimate, summed item by item, so an absurd box is refused at its line
+         * instead of as a spacing that is too fine */
+        total += scene_item_particles_estimate(sc, a);
         if (!(total <= SCENE_PARTICLES_MAX)) {
             char many[64] = "more particles than a double can count"; /* an extent that overflows */
             if (isfinite(total))

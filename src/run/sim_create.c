@@ -44,10 +44,7 @@ int sim_create(sim *s, const scene *sc, const backend *be, sl_err *err)
     if (rc == SL_ERR_INPUT && err) {
         /* the grid knows neither the file nor the key: name them, as every scene error does */
         char why[sizeof err->msg];
-        const char *grid_msg = err->msg;
-        if (strncmp(grid_msg, "neighbour grid: ", 16) == 0)
-            grid_msg += 16;
-        snprintf(why, sizeof why, "%s", grid_msg);
+        snprintf(why, sizeof why, "%s", err->msg);
         rc = sl_fail(err, SL_ERR_INPUT, "%s: key '%s': %s (accepted: a domain of at most %lld neighbour cells)",
                      sc->path, sc->domain_set ? "simulation.domain_max" : "geometry", why,
                      (long long)SIM_MAX_CELLS);

@@ -108,8 +108,8 @@ int mps_setup(sim *s, int is_explicit, sl_err *err)
         p->f[slot[MS_SPEED]][i] = p->type[i] == PT_FLUID ? real_sqrt(u2) : 0;
     }
     /* explicit MPS may take the wall layer's pressure from the fluid (scene key mps.wall_pressure) */
-    int rc = boundary_select(s, is_explicit && M->wall_extrapolated ? "mps_extrapolated" : "mps_layers", err);
-    if (rc || (s->bnd->init && (rc = s->bnd->init(s, err))))
+    int rc = boundary_setup(s, is_explicit && M->wall_extrapolated ? "mps_extrapolated" : "mps_layers", err);
+    if (rc)
         return rc;
     return SL_OK;
 }

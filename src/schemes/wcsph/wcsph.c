@@ -44,10 +44,6 @@ static int wcsph_init(sim *s, sl_err *err)
     P->eta2 = (real)(0.01 * h * h);
     P->cfl = (real)sc->cfl;
 
-    int rc = boundary_select(s, "dynamic", err); /* walls: dynamic boundary particles */
-    if (rc)
-        return rc;
-
     /* the scheme's fields; x0..z0 only for the symplectic integrator */
     static const char *const names[WS_COUNT] = {"ax", "ay", "az", "drho", "dt_limit", "x0", "y0", "z0",
                                                 "vx0", "vy0", "vz0", "rho0"};
@@ -79,7 +75,7 @@ static int wcsph_init(sim *s, sl_err *err)
         for (int a = 0; a < 3; ++a)
             v_prev[a][i] = f[PF_VX + a][i];
     }
-    return SL_OK;
+    return boundary_setup(s, "dynamic", err); /* walls: dynamic boundary particles */
 }
 
 static int rates(sim *s, sl_err *err)
