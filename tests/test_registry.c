@@ -72,7 +72,7 @@ static void test_schemes_found_by_name(void **state)
 static void test_wall_models(void **state)
 {
     (void)state;
-    static const char *const asked[] = {"dynamic", "mps_layers", "mps_extrapolated"};
+    static const char *const asked[] = {"dynamic", "mdbc", "mps_layers", "mps_extrapolated"};
     for (size_t k = 0; k < sizeof asked / sizeof asked[0]; ++k) {
         const boundary_model *m = boundary_find(asked[k]);
         assert_non_null(m);
@@ -80,7 +80,8 @@ static void test_wall_models(void **state)
         assert_non_null(m->description);
     }
     assert_non_null(boundary_find("mps_extrapolated")->after_density);
-    assert_null(boundary_find("mdbc"));
+    assert_non_null(boundary_find("mdbc")->after_density);
+    assert_null(boundary_find("no_such_wall_model"));
 }
 
 int main(void)

@@ -803,7 +803,7 @@ static const bad_case bad_cases[] = {
     {"probes_item_not_group", NUM GEO "probes = { pressure = ( 1 ); };\n", 3, "probes.pressure[0]",
      "expected a group { name = ...; at = [...]; }"},
     {"probes_item_unknown_key", NUM GEO "probes = { pressure = (\n { name = \"a\"; pos = [0.5, 0.5]; } ); };\n", 4,
-     "probes.pressure[0].pos", "unknown key (accepted: name, at)"},
+     "probes.pressure[0].pos", "unknown key (accepted: name, at, normal, offset)"},
     {"probes_missing_name", NUM GEO "probes = { pressure = (\n { at = [0.5, 0.5]; } ); };\n", 4,
      "probes.pressure[0].name", "required key is missing"},
     {"probes_bad_name", NUM GEO "probes = { pressure = ( { name = \"P 1\"; at = [0.5, 0.5]; } ); };\n", 3,

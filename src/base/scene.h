@@ -45,6 +45,7 @@ enum mps_weight_name { MPS_WEIGHT_NAME_KO, MPS_WEIGHT_NAME_QUADRATIC };
 enum mps_domain_kind { MPS_DOMAIN_SPHERICAL, MPS_DOMAIN_CUBIC };
 enum mps_source_kind { MPS_SOURCE_DENSITY, MPS_SOURCE_MIXED };
 enum mps_wall_pressure_kind { MPS_WALL_PRESSURE_EXTRAPOLATED, MPS_WALL_PRESSURE_NUMBER_DENSITY };
+enum mps_preconditioner_kind { MPS_PRECONDITIONER_JACOBI, MPS_PRECONDITIONER_MULTIGRID };
 
 typedef struct scene_mps {
     enum mps_operator_kind operators; /* gradient and Laplacian: MPS models or LSMPS */
@@ -61,6 +62,8 @@ typedef struct scene_mps {
     double relaxation;                /* factor on the density source (Koshizuka et al. 2018: 0.2) */
     double compressibility;           /* 1/Pa, added to the Poisson matrix's diagonal as rho0 k / dt^2 */
     double cg_tolerance;              /* relative residual */
+    enum mps_preconditioner_kind preconditioner; /* of the conjugate gradients */
+    int stop_unconverged;             /* a solve that misses the tolerance ends the run (else a warning) */
     int cg_max_iterations;
     int clamp_negative_pressure;      /* p < 0 set to 0 after the solve */
     int gradient_stabilised;          /* MPS gradient with the minimum neighbour pressure */
@@ -106,6 +109,9 @@ enum {
 typedef struct scene_probe_point {
     char name[SCENE_PROBE_NAME_MAX]; /* CSV column name: letters, digits, '_', '-', '.' */
     double at[3];                    /* pressure: the point; gauge: the horizontal position (dim - 1 numbers) */
+    double normal[3];                /* pressure: unit wall normal into the fluid; all 0: inferred from the boxes */
+    double offset;                   /* pressure: m along the normal to the sampled point, when offset_set */
+    int offset_set;                  /* 0: the scheme's default offset (io/probes.c) */
     int line;                        /* of the item in the scene file */
 } scene_probe_point;
 
@@ -170,6 +176,7 @@ typedef struct scene {
     double alpha;         /* artificial viscosity coefficient */
     double delta;         /* delta-SPH density diffusion coefficient (0 = off) */
     enum diffusion_kind diffusion;
+    enum wall_model_kind { WALL_MODEL_DBC, WALL_MODEL_MDBC } boundary; /* WCSPH walls: numerics.boundary */
 
     scene_mps mps;
 

@@ -23,6 +23,7 @@
 static const char usage_bench[] =
     "usage: sluice bench [--backend cpu|cuda|auto] [--scene FILE | --case dambreak3d|box|operators]\n"
     "                    [--particles 1e6,4e6,16e6] [--method wcsph|mps|emps] [--steps N]\n"
+    "                    [--preconditioner jacobi|multigrid]\n"
     "                    [--strategy auto|par-part|par-cell|par-cell-sm|x-pencil|par-part-compact|par-part-sym] [--sort counting|radix]\n"
     "                    [--threads N]\n"
     "\n"
@@ -65,6 +66,7 @@ typedef struct bench_options {
     const char *scene_path;
     const char *scene_case;
     const char *method;
+    const char *preconditioner;
     const char *strategy;
     const char *sort;
     double particles[16];
@@ -125,6 +127,10 @@ static int parse_bench_options(int argc, char **argv, bench_options *o)
             if (strcmp(v, "wcsph") != 0 && strcmp(v, "mps") != 0 && strcmp(v, "emps") != 0)
                 return bench_usage_error("--method '%s' is unknown (accepted: wcsph, mps, emps)", v);
             o->method = v;
+        } else if (strcmp(a, "--preconditioner") == 0) {
+            if (strcmp(v, "jacobi") != 0 && strcmp(v, "multigrid") != 0)
+                return bench_usage_error("--preconditioner '%s' is unknown (accepted: jacobi, multigrid)", v);
+            o->preconditioner = v;
         } else if (strcmp(a, "--strategy") == 0)
             o->strategy = v;
         else if (strcmp(a, "--sort") == 0)
@@ -156,6 +162,9 @@ static int override_scene(scene *sc, const bench_options *o)
 {
     if (o->method)
         snprintf(sc->method, sizeof sc->method, "%s", o->method);
+    if (o->preconditioner)
+        sc->mps.preconditioner = strcmp(o->preconditioner, "multigrid") == 0 ? MPS_PRECONDITIONER_MULTIGRID
+                                                                             : MPS_PRECONDITIONER_JACOBI;
     if (o->strategy) {
         int k = scene_gpu_strategy_parse(o->strategy);
         if (k >= 0)
@@ -223,8 +232,20 @@ static void print_phases(const sim *s, const bench_work *w, const bench_machine 
     const profile *pr = &s->prof;
     const double n = (double)s->g.n_inside;
     double total = 0, flop_step = 0, matvecs = 0;
-    for (int k = 0; k < pr->nphases; ++k)
-        total += pr->phase[k].seconds;
+    double solve = 0, solves = 0, products = 0, mg_setup = 0;
+    for (int k = 0; k < pr->nphases; ++k) {
+        const profile_phase *ph = &pr->phase[k];
+        if (strcmp(ph->name, "cg.total") == 0) { /* the solve's envelope: its parts have rows of their own */
+            solve = ph->seconds / (double)steps;
+            solves = (double)ph->calls / (double)steps;
+            continue;
+        }
+        if (strcmp(ph->name, "mps.ppe_apply") == 0 || strcmp(ph->name, "mg.product") == 0)
+            products += (double)ph->calls / (double)steps;
+        if (strcmp(ph->name, "mg.setup") == 0)
+            mg_setup = ph->seconds / (double)steps;
+        total += ph->seconds;
+    }
     printf("  %-22s %10s %8s %12s %11s  %s\n", "phase", "ms/step", "share", "calls/step", "flop-floor", "strategy");
     for (int k = 0; k < pr->nphases; ++k) {
         const profile_phase *ph = &pr->phase[k];
@@ -238,6 +259,14 @@ static void print_phases(const sim *s, const bench_work *w, const bench_machine 
             matvecs = calls;
         printf("  %-22s %10.4f %7.1f%% %12.1f %11s  %s\n", ph->name, 1e3 * ph->seconds / (double)steps,
                total > 0 ? 100.0 * ph->seconds / total : 0.0, calls, floor_ms, ph->detail ? ph->detail : "");
+    }
+    if (solves > 0) {
+        /* each solve is one product for the initial residual, then one per iteration */
+        double iterations = products - solves;
+        printf("  pressure solve: %.1f iterations per step, %.4f ms per iteration, preconditioner set-up %.4f ms\n"
+               "   per step, the solve %.4f ms per step: %.1f%% of the step with the set-up\n",
+               iterations, iterations > 0 ? 1e3 * solve / iterations : 0.0, 1e3 * mg_setup, 1e3 * solve,
+               total > 0 ? 100.0 * (solve + mg_setup) * (double)steps / total : 0.0);
     }
     printf("  (phases timed one by one, with a device synchronisation each: %.4f ms/step in all, against\n"
            "   %.4f ms/step for the untimed steps)\n", 1e3 * total / (double)steps, 1e3 * step_seconds);

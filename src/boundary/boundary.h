@@ -15,7 +15,8 @@ typedef struct boundary_model {
      * set the fluid's (NULL: the scheme's initial state serves them too). */
     int (*init)(struct sim *s, sl_err *err);
     /* After the density pass: the boundary particles' pressure from the fluid's (NULL: the scheme's
-     * own pressure step covers them). */
+     * own pressure step covers them). WCSPH calls it after every cell rebuild, before the forces
+     * (mdbc: the walls' density and pressure from their ghost nodes). */
     void (*after_density)(struct sim *s);
 } boundary_model;
 

@@ -5,10 +5,12 @@
 #define SLUICE_BOUNDARY_PASSES_H
 
 #include "core/pass.h"
+#include "mdbc.h"
 #include "mps_extrapolated.h"
 
 #define BOUNDARY_PASSES(X)                                                                          \
-    X(mps_wall_pressure, PASS_MPS_WALL_PRESSURE, "mps.wall_pressure", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS)
+    X(mps_wall_pressure, PASS_MPS_WALL_PRESSURE, "mps.wall_pressure", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
+    X(mdbc_density, PASS_MDBC_DENSITY, "mdbc.density", PASS_NEIGHBOURS | PASS_REPEATABLE, BODY)
 
 MPS_PASS_CUBES(BOUNDARY_PASSES)
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* B(NAME): the model object boundary_NAME. */
-#define SLUICE_BOUNDARY_MODELS(B) B(dynamic) B(mps_layers) B(mps_extrapolated)
+#define SLUICE_BOUNDARY_MODELS(B) B(dynamic) B(mdbc) B(mps_layers) B(mps_extrapolated)
 
 #define MODEL_EXTERN(NAME) extern const boundary_model boundary_##NAME;
 SLUICE_BOUNDARY_MODELS(MODEL_EXTERN)

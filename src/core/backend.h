@@ -2,6 +2,7 @@
 #ifndef SLUICE_BACKEND_H
 #define SLUICE_BACKEND_H
 
+#include "multigrid_ops.h"
 #include "pass.h"
 #include "base/status.h"
 
@@ -18,13 +19,19 @@ enum reduce_op {
     REDUCE_DOT  /* sum of a[i] * b[i], likewise */
 };
 
-/* A symmetric positive definite system A x = b over particle fields, solved by conjugate gradients
- * with Jacobi preconditioning (pcg_solve, solver/pcg.h). Rows whose diagonal is 0 are not
- * unknowns: their x stays 0. The scheme provides A as a pass that computes field `out` = A (field
- * `in`) for every particle; the solver sets s->args.in and s->args.out before each call. The
- * backends' CG primitives below read the field numbers and n from it. */
+/* A symmetric positive definite system A x = b over particle fields, solved by preconditioned
+ * conjugate gradients (pcg_solve, solver/pcg.h). Rows whose diagonal is 0 are not unknowns: their
+ * x stays 0. The scheme provides A as a pass that computes field `out` = A (field `in`) for every
+ * particle; the solver sets s->args.in and s->args.out before each call. The backends' CG
+ * primitives below read the field numbers and n from it. The preconditioner is Jacobi's unless
+ * `precondition` is set; the product is the matvec pass unless `product` is set. */
 typedef struct cg_problem {
     const pass *matvec;
+    /* z = M^-1 r (fields cg->r, cg->z; q is free to use), replacing Jacobi's z = r / diag */
+    int (*precondition)(struct sim *s, const struct cg_problem *cg);
+    /* field out = A (field in), replacing the matvec pass (the assembled operator) */
+    int (*product)(struct sim *s, const struct cg_problem *cg, int in, int out);
+    void *data; /* what precondition and product need (solver/multigrid.h) */
     int x, b, diag;              /* solution (initial guess on entry), right-hand side, diagonal of A */
     int r, z, d, q;              /* work fields */
     size_t n;                    /* particles [0, n) */
@@ -65,6 +72,20 @@ typedef struct backend_bench_hooks {
     int (*time_pass)(struct sim *s, int pass_id, int strategy, int warmup, int reps, double *median_ms,
                      sl_err *err);
 } backend_bench_hooks;
+
+/* The multigrid preconditioner's memory and loops (solver/multigrid.c). */
+typedef struct backend_mg_hooks {
+    /* Memory for the hierarchy where the backend runs (zeroed), NULL with a message on failure. */
+    void *(*alloc)(struct sim *s, size_t bytes, sl_err *err);
+    void (*free)(struct sim *s, void *p);
+    /* Runs the loop of m->kind (core/multigrid_ops.h) over mg_range(m). The backend fills in
+     * m->diag, m->in, m->out and m->work from the particle fields numbered diag, in, out, work
+     * (-1: none) and m->cell, m->cell_start from its neighbour grid. An error is kept for
+     * take_error and returned. */
+    int (*run)(struct sim *s, mg_args *m, int diag, int in, int out, int work);
+    /* The longest row count of A over particles [0, n) into *longest. */
+    int (*longest_row)(struct sim *s, const sparse_ell *A, size_t n, int32_t *longest);
+} backend_mg_hooks;
 
 typedef struct backend {
     const char *name;
@@ -113,6 +134,8 @@ typedef struct backend {
     int (*take_error)(struct sim *s, sl_err *err);
     /* Per-strategy timings for `sluice bench`; NULL where the backend has no strategies. */
     const backend_bench_hooks *bench;
+    /* The multigrid preconditioner's primitives (every backend has them). */
+    const backend_mg_hooks *mg;
 } backend;
 
 extern const backend backend_cpu;

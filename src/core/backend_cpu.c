@@ -1,5 +1,6 @@
 /* backend_cpu.c: the CPU backend: OpenMP over chunks of particles. */
 #include "backend.h"
+#include "backend_cpu_mg.h"
 #include "sim.h"
 
 #include <math.h>
@@ -145,4 +146,5 @@ const backend backend_cpu = {
     .cg_update = cpu_cg_update,
     .cg_direction = cpu_cg_direction,
     .fill_zero = cpu_fill_zero,
+    .mg = &cpu_mg_hooks,
 };

@@ -4,6 +4,7 @@
 #ifndef SLUICE_PASS_H
 #define SLUICE_PASS_H
 
+#include "sparse_ell.h"
 #include "grid/nbr_grid.h"
 #include "base/particles.h"
 #include "physics/params.h"
@@ -22,6 +23,8 @@ typedef struct pass_args {
     int euler_step;        /* WCSPH Verlet: this step is the periodic Euler step */
     int slot[PASS_MAX_SLOTS];
     int in, out;
+    sparse_ell ell;        /* where the matrix pass's set-up writes the assembled operator's rows
+                            * (ell.val NULL: the solver wants none) */
 } pass_args;
 
 typedef struct pass_ctx {

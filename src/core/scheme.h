@@ -21,6 +21,9 @@ typedef struct scheme {
     void (*prepare_output)(struct sim *s);
     /* One line about the solver for the run summary, e.g. CG iterations (may be NULL). */
     void (*summary)(const struct sim *s, char *buf, unsigned long len);
+    /* Releases what the scheme holds in the backend (may be NULL); sim_free calls it before the
+     * backend's release. */
+    void (*release)(struct sim *s);
 } scheme;
 
 /* The scheme registered under `name`, or NULL. */

@@ -50,6 +50,8 @@ int sim_step(sim *s, double dt, sl_err *err)
 
 void sim_free(sim *s)
 {
+    if (s->sch && s->sch->release && s->scheme_data)
+        s->sch->release(s);
     if (s->be && s->be->release)
         s->be->release(s);
     particles_free(&s->p);

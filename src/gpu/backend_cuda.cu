@@ -93,4 +93,5 @@ extern "C" const backend backend_cuda = {
     cuda_release,
     cuda_take_error,
     &cuda_bench_hooks,
+    &cuda_mg_hooks,
 };

@@ -48,6 +48,7 @@ typedef struct cuda_sim {
     int npad;
     int32_t *cell_start;     /* ncells + 2 */
     int32_t *counters;       /* [0] particles inside, [1] most particles in a cell */
+    int32_t *mg_longest;     /* the multigrid's longest assembled row (cuda_multigrid.cu) */
     gpu_scratch scratch;
     int host_current;        /* the host arrays hold the device state */
     int max_per_cell;
@@ -98,5 +99,8 @@ int cuda_fill_zero(sim *s, int field, size_t n);
 
 /* cuda_hooks.cu: the backend's bench hooks. */
 extern const backend_bench_hooks cuda_bench_hooks;
+
+/* cuda_multigrid.cu: the backend's multigrid primitives. */
+extern "C" const backend_mg_hooks cuda_mg_hooks;
 
 #endif

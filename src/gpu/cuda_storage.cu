@@ -163,6 +163,7 @@ void cuda_release(sim *s)
     free_arrays(st);
     cudaFree(st->cell_start);
     cudaFree(st->counters);
+    cudaFree(st->mg_longest);
     gpu_scratch_free(&st->scratch);
     cudaEventDestroy(st->ev_start);
     cudaEventDestroy(st->ev_stop);

@@ -1,7 +1,9 @@
 /* probes.c: samples the scene's probes after steps and appends them to DIR/probes.csv, one row per
- * probe interval. Rows are appended with one write() each and nothing is buffered in the process,
- * so a kill -9 leaves every finished row; a failed write (full disk, file size limit) is cut back
- * to the last whole row and stops the run. The per-particle math is in physics/probe_sample.h. */
+ * probe interval. Pressure sensors sample off their wall, along its normal; gauges find the level
+ * where the interpolated fluid fraction crosses 1/2 (definitions in docs/output.md). Rows are
+ * appended with one write() each and nothing is buffered in the process, so a kill -9 leaves every
+ * finished row; a failed write (full disk, file size limit) is cut back to the last whole row and
+ * stops the run. The per-particle math is in physics/probe_sample.h. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "probes.h"
@@ -15,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,7 @@
 #include <unistd.h>
 
 #define ROW_MAX 64 /* bytes per number in a row, generously */
+
 #define NO_FILE (-1) /* resume_file(): nothing to continue */
 
 static int has_cg(const scene *sc)
@@ -69,14 +73,291 @@ int io_probes_header(const scene *sc, char *buf, size_t len)
     return ncolumns(sc);
 }
 
-void io_probes_sample(const sim *s, double *values)
+/* ---- where a pressure sensor samples ------------------------------------------------------ */
+
+/* A box face nearer than this to a sensor is the wall it sits on (the fluid stands up to ~1.5
+ * spacings off a wall; within 2 spacings the kernel at the point itself can starve). */
+#define WALL_NEAR_SPACINGS 2.0
+
+/* The face of a tank or obstacle box nearest to `at` within WALL_NEAR_SPACINGS spacings: its normal
+ * pointing to the fluid side (into a tank, out of an obstacle) into n; 0 when no face is that near.
+ * Ties go to the first item in the file, then to the faces in the order -x, +x, -y, +y, -z, +z: the
+ * answer depends on the scene alone. An open tank has no roof face. */
+int io_probe_wall_normal(const scene *sc, const double at[3], double n[3])
+{
+    int dim = sc->dim, up = dim - 1, found = 0;
+    double best = WALL_NEAR_SPACINGS * sc->dp;
+    best *= best;
+    for (int k = 0; k < sc->ngeom; ++k) {
+        const scene_geom *gm = &sc->geom[k];
+        if (gm->kind != GEOM_TANK && gm->kind != GEOM_OBSTACLE)
+            continue;
+        for (int a = 0; a < dim; ++a)
+            for (int side = 0; side < 2; ++side) {
+                if (gm->kind == GEOM_TANK && a == up && side == 1 && !gm->closed_top)
+                    continue;
+                double plane = side ? gm->max[a] : gm->min[a], d2 = (at[a] - plane) * (at[a] - plane);
+                for (int b = 0; b < dim; ++b) { /* distance to the face's rectangle, not its plane */
+                    double out = b == a ? 0.0 : fmax(fmax(gm->min[b] - at[b], at[b] - gm->max[b]), 0.0);
+                    d2 += out * out;
+                }
+                if (d2 <= best && !(found && d2 == best)) {
+                    best = d2;
+                    found = 1;
+                    int outward = side ? 1 : -1; /* the face's normal pointing out of the box */
+                    memset(n, 0, 3 * sizeof *n);
+                    n[a] = gm->kind == GEOM_TANK ? -outward : outward;
+                }
+            }
+    }
+    return found;
+}
+
+/* The offset along the wall normal: half the scheme's interaction radius, i.e. the smoothing length
+ * h = h_factor dp of WCSPH (support 2h; DualSPHysics' gauges sit h off the wall) and its MPS
+ * counterpart re_density dp / 2 (MPS particles interact within re). At that distance the probe's
+ * kernel reaches past the repelled first layer into the bulk of the water. */
+double io_probe_default_offset(const scene *sc)
+{
+    return strcmp(sc->method, "wcsph") == 0 ? sc->h_factor * sc->dp : 0.5 * sc->mps.re_density * sc->dp;
+}
+
+void io_probe_sample_point(const scene *sc, const scene_probe_point *pt, double q[3])
+{
+    double n[3] = {pt->normal[0], pt->normal[1], pt->normal[2]};
+    int has_normal = n[0] != 0 || n[1] != 0 || n[2] != 0 || io_probe_wall_normal(sc, pt->at, n);
+    double d = pt->offset_set ? pt->offset : io_probe_default_offset(sc);
+    for (int a = 0; a < 3; ++a)
+        q[a] = pt->at[a] + (has_normal ? d * n[a] : 0.0);
+    if (sc->dim == 2)
+        q[2] = 0.0;
+}
+
+/* ---- particles binned by cells as wide as the probe kernel's support ----------------------- */
+
+/* Built once per row: every probe then reads the few cells around it. Not the simulation's grid:
+ * after a restart its ranges do not match the restored particle order until the next step, and a
+ * fresh stable binning keeps the sums in particle order, identical across restarts. */
+typedef struct probe_bins {
+    int dim;
+    double origin[3], width;
+    int64_t n[3], ncells;
+    int32_t *start; /* ncells + 1: the particles of cell c are idx[start[c] .. start[c + 1]) */
+    int32_t *idx;   /* particle indices, cell by cell, in particle order inside a cell */
+} probe_bins;
+
+static int64_t bin_axis(const probe_bins *b, int a, double x)
+{
+    double f = floor((x - b->origin[a]) / b->width);
+    return f < 0 ? 0 : f >= (double)b->n[a] ? b->n[a] - 1 : (int64_t)f;
+}
+
+/* The cell of a particle, or -1 outside the box (or NaN). */
+static int64_t bin_cell(const probe_bins *b, const double x[3])
+{
+    int64_t c = 0;
+    for (int a = b->dim - 1; a >= 0; --a) { /* axes past the dimension have one cell */
+        double f = (x[a] - b->origin[a]) / b->width;
+        if (!(f >= 0 && f < (double)b->n[a]))
+            return -1;
+        c = c * b->n[a] + (int64_t)f;
+    }
+    return c;
+}
+
+static void bins_free(probe_bins *b)
+{
+    free(b->start);
+    free(b->idx);
+}
+
+static int bins_build(probe_bins *b, const sim *s, double support)
+{
+    const particles *p = &s->p;
+    memset(b, 0, sizeof *b);
+    b->dim = s->sc->dim;
+    b->width = support;
+    for (;;) { /* coarser cells rather than more cells than particles (a huge, nearly empty box) */
+        b->ncells = 1;
+        for (int a = 0; a < 3; ++a) {
+            b->origin[a] = s->domain_min[a];
+            double ext = s->domain_max[a] - s->domain_min[a];
+            b->n[a] = a < s->sc->dim && ext > 0 ? (int64_t)ceil(ext / b->width) + 1 : 1;
+            b->ncells *= b->n[a];
+        }
+        if (b->ncells <= (int64_t)(4 * p->n) + 4096)
+            break;
+        b->width *= 1.5;
+    }
+    b->start = calloc((size_t)b->ncells + 1, sizeof *b->start);
+    b->idx = malloc((p->n ? p->n : 1) * sizeof *b->idx);
+    int32_t *cell = malloc((p->n ? p->n : 1) * sizeof *cell);
+    if (!b->start || !b->idx || !cell) {
+        free(cell);
+        bins_free(b);
+        return -1;
+    }
+    for (size_t i = 0; i < p->n; ++i) { /* stable counting sort by cell */
+        double x[3] = {p->f[PF_X][i], p->f[PF_Y][i], s->sc->dim == 3 ? p->f[PF_Z][i] : 0.0};
+        int64_t c = bin_cell(b, x);
+        cell[i] = (int32_t)c;
+        if (c >= 0)
+            b->start[c + 1]++;
+    }
+    for (int64_t c = 0; c < b->ncells; ++c)
+        b->start[c + 1] += b->start[c];
+    int32_t *fill = calloc((size_t)b->ncells, sizeof *fill);
+    if (!fill) {
+        free(cell);
+        bins_free(b);
+        return -1;
+    }
+    for (size_t i = 0; i < p->n; ++i)
+        if (cell[i] >= 0)
+            b->idx[b->start[cell[i]] + fill[cell[i]]++] = (int32_t)i;
+    free(fill);
+    free(cell);
+    return 0;
+}
+
+/* The cell ranges (inclusive) that cover [x - r, x + r] on each axis. */
+static void bins_range(const probe_bins *b, const double x[3], double r, int dim, int64_t lo[3], int64_t hi[3])
+{
+    for (int a = 0; a < 3; ++a) {
+        lo[a] = a < dim ? bin_axis(b, a, x[a] - r) : 0;
+        hi[a] = a < dim ? bin_axis(b, a, x[a] + r) : 0;
+    }
+}
+
+/* ---- pressure sensors ----------------------------------------------------------------------- */
+
+/* Shepard sums of the fluid particles around q: sw = sum W V, swp = sum W V p. */
+static void sensor_sums(const sim *s, const probe_bins *b, const double q[3], double *sw, double *swp)
+{
+    const scene *sc = s->sc;
+    const particles *p = &s->p;
+    int dim = sc->dim;
+    double h = sc->h_factor * sc->dp;
+    real norm = (real)sph_kernel_norm(sc->kernel, dim, h), inv_h = (real)(1.0 / h), r2 = (real)(4.0 * h * h);
+    int64_t lo[3], hi[3];
+    bins_range(b, q, 2.0 * h, dim, lo, hi);
+    *sw = *swp = 0.0;
+    for (int64_t k = lo[2]; k <= hi[2]; ++k)
+        for (int64_t j = lo[1]; j <= hi[1]; ++j)
+            for (int64_t i = lo[0]; i <= hi[0]; ++i) {
+                int64_t c = i + b->n[0] * (j + b->n[1] * k);
+                for (int32_t m = b->start[c]; m < b->start[c + 1]; ++m) {
+                    int32_t e = b->idx[m];
+                    if (p->type[e] != PT_FLUID)
+                        continue;
+                    probe_pressure_add(sc->kernel, norm, inv_h, r2, (real)(q[0] - p->f[PF_X][e]),
+                                       (real)(q[1] - p->f[PF_Y][e]), dim == 3 ? (real)(q[2] - p->f[PF_Z][e]) : R(0.0),
+                                       s->P.mass, p->f[PF_RHO][e], p->f[PF_P][e], sw, swp);
+                }
+            }
+}
+
+/* ---- level gauges ----------------------------------------------------------------------------- */
+
+typedef struct column_particle {
+    double z, r2, vol; /* height, squared horizontal distance from the gauge's vertical, volume */
+    int fluid;
+} column_particle;
+
+/* The level on the vertical through a gauge (see docs/output.md): the fluid fraction
+ * phi = sum_fluid W V / max(1 - sum_solid W V, 1/4) is scanned upward in steps of dp/4 from below
+ * the lowest fluid particle near the vertical; the level is where phi, having reached 1/2 (the
+ * water's bottom), falls below 1/2 again, interpolated linearly between the two steps around it.
+ * Upward, so that a sheet thrown up from an impact and detached from the water below does not
+ * count (scanning down from the top read 0.96 m over 0.15 m of water in SPHERIC Test 2). The solid
+ * sum discounts the part of the kernel a wall takes (1/2 on a wall, so a gauge beside a wall reads
+ * the water beside it; the floor 1/4 keeps a corner finite). A lone particle gives phi <= W(0)
+ * dp^dim = 0.14 (2D) or 0.05 (3D): droplets and spray never reach 1/2. NaN when dry. */
+static int gauge_level(const sim *s, const probe_bins *b, const double at[2], column_particle **buf, size_t *cap,
+                       double *level)
+{
+    *level = NAN;
+    const scene *sc = s->sc;
+    const particles *p = &s->p;
+    int dim = sc->dim, up = dim - 1;
+    double dp = sc->dp, h = sc->h_factor * dp, support = 2.0 * h, solid_vol = dim == 3 ? dp * dp * dp : dp * dp;
+    double xq[3] = {at[0], dim == 3 ? at[1] : 0.0, 0.0};
+    int64_t lo[3], hi[3];
+    bins_range(b, xq, support, dim, lo, hi);
+    lo[up] = 0;
+    hi[up] = b->n[up] - 1;
+    size_t n = 0;
+    double ztop = -INFINITY, zlow = INFINITY;
+    for (int64_t k = lo[2]; k <= hi[2]; ++k)
+        for (int64_t j = lo[1]; j <= hi[1]; ++j)
+            for (int64_t i = lo[0]; i <= hi[0]; ++i) {
+                int64_t c = i + b->n[0] * (j + b->n[1] * k);
+                for (int32_t m = b->start[c]; m < b->start[c + 1]; ++m) {
+                    int32_t e = b->idx[m];
+                    double dx = at[0] - p->f[PF_X][e], dy = dim == 3 ? at[1] - p->f[PF_Y][e] : 0.0;
+                    double r2 = dx * dx + dy * dy, rho = p->f[PF_RHO][e];
+                    int fluid = p->type[e] == PT_FLUID;
+                    if (!(r2 < support * support) || (fluid && !(rho > 0)))
+                        continue;
+                    if (n == *cap) {
+                        size_t nc = *cap ? 2 * *cap : 1024;
+                        column_particle *nb = realloc(*buf, nc * sizeof *nb);
+                        if (!nb)
+                            return -1;
+                        *buf = nb;
+                        *cap = nc;
+                    }
+                    double z = p->f[up == 2 ? PF_Z : PF_Y][e];
+                    (*buf)[n++] = (column_particle){z, r2, fluid ? (double)s->P.mass / rho : solid_vol, fluid};
+                    if (fluid) {
+                        ztop = fmax(ztop, z);
+                        zlow = fmin(zlow, z);
+                    }
+                }
+            }
+    if (!(ztop >= zlow))
+        return 0; /* no fluid near the vertical: dry */
+    double ds = 0.25 * dp, zstart = ztop + support;
+    size_t nh = (size_t)ceil((zstart - (zlow - support)) / ds) + 1;
+    double *sf = calloc(2 * nh, sizeof *sf), *ss = sf + nh;
+    if (!sf)
+        return -1;
+    real norm = (real)sph_kernel_norm(sc->kernel, dim, h), inv_h = (real)(1.0 / h);
+    for (size_t m = 0; m < n; ++m) { /* each particle adds to the heights its kernel reaches */
+        const column_particle *cp = &(*buf)[m];
+        double reach = sqrt(support * support - cp->r2);
+        double k0 = ceil((zstart - cp->z - reach) / ds), k1 = floor((zstart - cp->z + reach) / ds);
+        for (double kk = fmax(k0, 0.0); kk <= k1 && kk < (double)nh; ++kk) {
+            double dz = zstart - kk * ds - cp->z;
+            double w = (double)sph_w(sc->kernel, norm, (real)sqrt(cp->r2 + dz * dz), inv_h) * cp->vol;
+            (cp->fluid ? sf : ss)[(size_t)kk] += w;
+        }
+    }
+    int in_water = 0;
+    double below = 0.0; /* phi one step down */
+    for (size_t k = nh; k-- > 0;) { /* k = nh - 1 is the bottom */
+        double phi = sf[k] / fmax(1.0 - ss[k], 0.25);
+        if (!in_water)
+            in_water = phi >= 0.5;
+        else if (phi < 0.5) {
+            *level = zstart - (double)(k + 1) * ds + ds * (below - 0.5) / (below - phi);
+            break;
+        }
+        below = phi;
+    }
+    free(sf);
+    return 0;
+}
+
+/* ---- a row ------------------------------------------------------------------------------------ */
+
+int io_probes_sample(const sim *s, double *values)
 {
     const scene *sc = s->sc;
     const scene_probes *pr = &sc->probes;
     const particles *p = &s->p;
     const sim_params *P = &s->P;
-    int dim = sc->dim, up = dim - 1;
-    double sw[SCENE_PROBES_MAX] = {0}, swp[SCENE_PROBES_MAX] = {0}, level[SCENE_PROBES_MAX];
+    int dim = sc->dim;
     double ke = 0.0, pe = 0.0, front = -INFINITY;
     size_t nfluid = 0;
     int axis = 0, sign = 1;
@@ -84,30 +365,14 @@ void io_probes_sample(const sim *s, double *values)
         axis = (pr->front - 1) / 2;
         sign = (pr->front - 1) % 2 ? -1 : 1;
     }
-    for (int g = 0; g < pr->ngauges; ++g)
-        level[g] = -INFINITY;
-    /* The scene's SPH kernel, also for MPS (whose own weights are not normalised interpolants). */
-    double h = sc->h_factor * sc->dp;
-    real norm = (real)sph_kernel_norm(sc->kernel, dim, h), inv_h = (real)(1.0 / h), r2 = (real)(4.0 * h * h);
-    /* One serial pass in particle order: a sample costs O(N) per probe, a few per thousand steps, and a
-     * fixed order keeps the rows identical for any thread count and across a restart. */
+    /* The whole fluid: one serial pass in particle order, so the sums are the same for any thread
+     * count and across a restart. */
     for (size_t i = 0; i < p->n; ++i) {
         if (p->type[i] != PT_FLUID)
             continue;
         ++nfluid;
         real x = p->f[PF_X][i], y = p->f[PF_Y][i], z = dim == 3 ? p->f[PF_Z][i] : R(0.0);
         real xv[3] = {x, y, z};
-        for (int k = 0; k < pr->npressure; ++k) {
-            const double *a = pr->pressure[k].at;
-            probe_pressure_add(sc->kernel, norm, inv_h, r2, (real)a[0] - x, (real)a[1] - y,
-                               dim == 3 ? (real)a[2] - z : R(0.0), P->mass, p->f[PF_RHO][i], p->f[PF_P][i], &sw[k],
-                               &swp[k]);
-        }
-        for (int g = 0; g < pr->ngauges; ++g) {
-            const double *a = pr->gauges[g].at;
-            real dx = (real)a[0] - x, dy = dim == 3 ? (real)a[1] - y : R(0.0);
-            probe_level_add(dx * dx + dy * dy, P->dp, xv[up], &level[g]);
-        }
         if (pr->front != FRONT_NONE)
             probe_front_add(xv[axis], sign, P->dp, &front);
         if (pr->energy)
@@ -117,10 +382,26 @@ void io_probes_sample(const sim *s, double *values)
     int c = 0;
     values[c++] = s->t;
     values[c++] = (double)s->step;
-    for (int k = 0; k < pr->npressure; ++k)
-        values[c++] = probe_pressure_value(sw[k], swp[k]);
-    for (int g = 0; g < pr->ngauges; ++g)
-        values[c++] = isfinite(level[g]) ? level[g] : NAN; /* dry */
+    /* Pressure sensors and gauges read the particles near them through bins built for this row. */
+    probe_bins b;
+    int rc = 0, binned = pr->npressure || pr->ngauges;
+    if (binned && bins_build(&b, s, 2.0 * sc->h_factor * sc->dp))
+        return -1;
+    for (int k = 0; k < pr->npressure; ++k) {
+        double q[3], sw, swp;
+        io_probe_sample_point(sc, &pr->pressure[k], q);
+        sensor_sums(s, &b, q, &sw, &swp);
+        values[c++] = probe_pressure_value(sw, swp); /* NaN: dry */
+    }
+    column_particle *col = NULL;
+    size_t cap = 0;
+    for (int g = 0; g < pr->ngauges && rc == 0; ++g)
+        rc = gauge_level(s, &b, pr->gauges[g].at, &col, &cap, &values[c++]);
+    free(col);
+    if (binned)
+        bins_free(&b);
+    if (rc)
+        return -1;
     if (pr->front != FRONT_NONE)
         values[c++] = isfinite(front) ? sign * front : NAN;
     if (pr->energy) {
@@ -138,6 +419,7 @@ void io_probes_sample(const sim *s, double *values)
             values[c++] = NAN;
         }
     }
+    return 0;
 }
 
 int io_probes_init(io_probes *pr, const scene *sc, const char *dir, int restart, sl_err *err)
@@ -247,6 +529,8 @@ static int append_row(io_probes *pr, sl_err *err)
             w = snprintf(row + at, sizeof row - at, "%.17g", pr->values[c]);
         else if (c == 1)
             w = snprintf(row + at, sizeof row - at, ",%.0f", pr->values[c]);
+        else if (isnan(pr->values[c]) && c < 2 + pr->sc->probes.npressure + pr->sc->probes.ngauges)
+            w = snprintf(row + at, sizeof row - at, ","); /* a dry sensor or gauge: an empty field */
         else
             w = snprintf(row + at, sizeof row - at, ",%.*g", digits, pr->values[c]);
         if (w > 0)
@@ -281,7 +565,8 @@ int io_probes_after_step(void *ctx, sim *s, sl_err *err)
     if (!(s->t >= pr->next_k * pr->interval * (1 - 1e-12)))
         return SL_OK;
     sim_sync_host(s);
-    io_probes_sample(s, pr->values);
+    if (io_probes_sample(s, pr->values))
+        return sl_fail(err, SL_ERR_RUNTIME, "probes: out of memory");
     pr->next_k = next_after(s->t, pr->interval);
     return append_row(pr, err);
 }

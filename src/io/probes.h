@@ -35,7 +35,22 @@ void io_probes_close(io_probes *pr);
 int io_probes_header(const scene *sc, char *buf, size_t len);
 
 /* Samples every column of a row at the current state (host arrays must be current):
- * values[0] = time, values[1] = step, then pressures, levels, front, mass/energies, CG. */
-void io_probes_sample(const sim *s, double *values);
+ * values[0] = time, values[1] = step, then pressures, levels, front, mass/energies, CG. A dry
+ * pressure sensor or gauge is NaN here and an empty field in probes.csv. Returns 0, or -1 when out
+ * of memory. */
+int io_probes_sample(const sim *s, double *values);
+
+/* The wall under a pressure sensor at `at`: the unit normal, pointing to the fluid side, of the
+ * nearest face of a tank or obstacle box closer than 2 spacings (ties: the first item, then the
+ * faces -x, +x, -y, +y, -z, +z); returns 0 when none is that close. */
+int io_probe_wall_normal(const scene *sc, const double at[3], double n[3]);
+
+/* The default distance from a wall sensor to its sampled point: h = h_factor dp (WCSPH), or
+ * re_density dp / 2 (the MPS schemes). */
+double io_probe_default_offset(const scene *sc);
+
+/* Where sensor pt samples: at + offset * normal (given, else inferred), or at itself when no wall
+ * is near and no normal is given. */
+void io_probe_sample_point(const scene *sc, const scene_probe_point *pt, double q[3]);
 
 #endif

@@ -223,6 +223,73 @@ int sk_check_geometry(sk_ctx *c)
 
 /* ---- probes and grid --------------------------------------------------------------------- */
 
+#define SENSOR_OFFSET_MAX_SPACINGS 10.0 /* an offset beyond a few smoothing lengths no longer samples the wall */
+
+/* A number setting into *v, or the error naming key. */
+static int sensor_number(sk_ctx *c, const config_setting_t *s, const char *key, const char *acc, double *v)
+{
+    int t = config_setting_type(s);
+    if (t == CONFIG_TYPE_FLOAT)
+        *v = config_setting_get_float(s);
+    else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
+        *v = (double)config_setting_get_int64(s);
+    else {
+        char val[160];
+        sk_describe_value(s, val, sizeof val);
+        return sk_fail(c, sk_line_of(s), key, "expected a number, got %s (accepted: %s)", val, acc);
+    }
+    if (!isfinite(*v))
+        return sk_fail(c, sk_line_of(s), key, "is not a finite number (accepted: %s)", acc);
+    return SL_OK;
+}
+
+/* The optional `normal` and `offset` of pressure sensor i (read_points lets them through): the normal
+ * has dimension numbers, not all zero, and is stored normalised; the offset is 0..10 spacings. */
+static int read_sensor_extras(sk_ctx *c, const config_setting_t *item, scene_probe_point *pt, int i)
+{
+    scene *sc = c->sc;
+    char key[96], acc[160], num[48];
+    const config_setting_t *ns = config_setting_get_member(item, "normal");
+    const config_setting_t *os = config_setting_get_member(item, "offset");
+    if (ns) {
+        snprintf(key, sizeof key, "probes.pressure[%d].normal", i);
+        snprintf(acc, sizeof acc, "%s, finite numbers not all 0: the wall normal pointing into the fluid",
+                 sc->dim == 3 ? "[nx, ny, nz]" : "[nx, ny]");
+        int t = config_setting_type(ns);
+        if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
+            char val[160];
+            sk_describe_value(ns, val, sizeof val);
+            return sk_fail(c, sk_line_of(ns), key, "expected %d numbers, got %s (accepted: %s)", sc->dim, val, acc);
+        }
+        int len = config_setting_length(ns);
+        if (len != sc->dim)
+            return sk_fail(c, sk_line_of(ns), key,
+                           "has %d number%s, but simulation.dimension = %d needs %d (accepted: %s)", len,
+                           len == 1 ? "" : "s", sc->dim, sc->dim, acc);
+        double n[3] = {0, 0, 0}, norm2 = 0;
+        for (int d = 0; d < sc->dim; ++d) {
+            SL_TRY(sensor_number(c, config_setting_get_elem(ns, (unsigned)d), key, acc, &n[d]));
+            norm2 += n[d] * n[d];
+        }
+        if (!(norm2 > 0) || !isfinite(norm2))
+            return sk_fail(c, sk_line_of(ns), key, "has no direction (accepted: %s)", acc);
+        for (int d = 0; d < 3; ++d)
+            pt->normal[d] = n[d] / sqrt(norm2);
+    }
+    if (os) {
+        double hi = SENSOR_OFFSET_MAX_SPACINGS * sc->dp;
+        snprintf(key, sizeof key, "probes.pressure[%d].offset", i);
+        snprintf(acc, sizeof acc, "0..%s (%g numerics.spacing), in m", sk_fmt_num(hi, num, sizeof num),
+                 SENSOR_OFFSET_MAX_SPACINGS);
+        SL_TRY(sensor_number(c, os, key, acc, &pt->offset));
+        if (!(pt->offset >= 0 && pt->offset <= hi))
+            return sk_fail(c, sk_line_of(os), key, "%s is out of range (accepted: %s)",
+                           sk_fmt_num(pt->offset, num, sizeof num), acc);
+        pt->offset_set = 1;
+    }
+    return SL_OK;
+}
+
 /* Probes must measure something, in this dimension, under distinct names, inside the scene: the
  * domain when given, else the box spanned by the items (tanks with their walls). */
 int sk_probes_after(sk_ctx *c, const config_setting_t *g)
@@ -258,6 +325,9 @@ int sk_probes_after(sk_ctx *c, const config_setting_t *g)
         }
     }
     box_text(lo, hi, sc->dim, acc, sizeof acc);
+    const config_setting_t *sensors = config_setting_get_member(g, "pressure");
+    for (int i = 0; sensors && i < pr->npressure; ++i)
+        SL_TRY(read_sensor_extras(c, config_setting_get_elem(sensors, (unsigned)i), &pr->pressure[i], i));
     for (int list = 0; list < 2; ++list) {
         const scene_probe_point *pts = list ? pr->gauges : pr->pressure;
         int n = list ? pr->ngauges : pr->npressure;

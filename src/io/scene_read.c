@@ -171,7 +171,10 @@ static int read_points(sk_ctx *c, const scene_key *k, const config_setting_t *s,
     int n = config_setting_length(s);
     if (n > SCENE_PROBES_MAX)
         return sk_fail(c, sk_line_of(s), key, "%d items (accepted: %s)", n, acc);
-    static const char *const item_keys[] = {"name", "at", NULL};
+    /* pressure sensors also take a wall normal and an offset, checked in sk_probes_after() */
+    static const char *const point_keys[] = {"name", "at", NULL}, *const sensor_keys[] = {"name", "at", "normal",
+                                                                                          "offset", NULL};
+    const char *const *item_keys = (k->flags & KF_HORIZONTAL) ? point_keys : sensor_keys;
     for (int i = 0; i < n; ++i) {
         const config_setting_t *item = config_setting_get_elem(s, (unsigned)i);
         scene_probe_point *pt = &pts[i];
@@ -190,7 +193,8 @@ static int read_points(sk_ctx *c, const scene_key *k, const config_setting_t *s,
                 char sug[96];
                 sk_suggestion(name, item_keys, -1, sug, sizeof sug);
                 snprintf(ikey, sizeof ikey, "%s[%d].%.60s", key, i, name ? name : "?");
-                return sk_fail(c, sk_line_of(e), ikey, "unknown key%s (accepted: name, at)", sug);
+                return sk_fail(c, sk_line_of(e), ikey, "unknown key%s (accepted: name, at%s)", sug,
+                               (k->flags & KF_HORIZONTAL) ? "" : ", normal, offset");
             }
         }
         const config_setting_t *ns = config_setting_get_member(item, "name");

@@ -97,6 +97,9 @@ static const scene_key numerics_keys[] = {
     {.name = "diffusion", .type = KT_ENUM, .offset = S(diffusion), .names = diffusion_names,
      .def = {DIFFUSION_FOURTAKAS}, .units = "",
      .doc = "density diffusion term: fourtakas (acts on the dynamic density only) or molteni"},
+    {.name = "boundary", .type = KT_ENUM, .offset = S(boundary), .names = (const char *const[]){"dbc", "mdbc", NULL},
+     .def = {WALL_MODEL_DBC}, .units = "",
+     .doc = "WCSPH walls: dbc (dynamic boundary particles) or mdbc (modified DBC, English et al. 2022)"},
 };
 
 /* `type` first: it decides which other keys an item takes. */
@@ -177,7 +180,9 @@ static const scene_key probes_keys[] = {
      .flags = KF_ZERO_OK, .def = {0.0}, .units = "s",
      .doc = "simulated time between rows of probes.csv (0: output.interval)"},
     {.name = "pressure", .type = KT_POINTS, .offset = S(probes.pressure), .count_offset = S(probes.npressure),
-     .units = "m", .doc = "pressure sensors: ( { name = \"P1\"; at = [x, y(, z)]; }, ... )"},
+     .units = "m",
+     .doc = "pressure sensors: ( { name = \"P1\"; at = [x, y(, z)]; normal = [nx, ny(, nz)]; offset = d; }, ... ); "
+            "normal and offset optional: sampled at at + offset * normal (wall normal into the fluid)"},
     {.name = "gauges", .type = KT_POINTS, .offset = S(probes.gauges), .count_offset = S(probes.ngauges),
      .flags = KF_HORIZONTAL, .units = "m",
      .doc = "water-level gauges: ( { name = \"H1\"; at = [x(, y)]; }, ... ), the horizontal position"},

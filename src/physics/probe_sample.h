@@ -1,22 +1,24 @@
-/* probe_sample.h: what one particle adds to a probe: Shepard-interpolated pressure, water level on a
- * vertical, surge front, mass and energy. Host-device, so a CUDA reduction can call the same code.
+/* probe_sample.h: what one particle adds to a probe: Shepard-interpolated pressure, surge front,
+ * mass and energy. Host-device, so a CUDA reduction can call the same code.
  *
  * Pressure at a point x (Shepard 1968 normalisation of the SPH interpolant, e.g. Monaghan 2005,
  * Rep. Prog. Phys. 68:1703, eq. 2.5 with the sum of weights in the denominator):
  *   p(x) = sum_j p_j W(x - x_j) V_j / sum_j W(x - x_j) V_j,   V_j = m / rho_j, fluid particles j only.
- * The denominator S(x) = sum_j W V_j is 1 inside the fluid, 0.5 on a flat free surface or on a
- * wall the water covers, 0.25 at a convex edge the water covers (a quarter-space), and falls to
- * 0.17 one spacing outside the fluid, 0.07 at 1.5 spacings (Wendland C2, h = 2 dp; 2D and 3D agree
- * to 0.01, computed on a lattice). A point with S < PROBE_MIN_SHEPARD = 0.1 is outside the fluid:
- * its pressure is NaN. 0.1 keeps sensors on walls and box edges, and drops points more than about
- * 1.3 spacings from the water. */
+ * A sensor is wet when the Shepard sum S = sum_j W V_j at its sampled point (io/probes.c: the sensor
+ * moved along the wall normal into the fluid) reaches 1/4, half its value on a free surface. With
+ * the sampled point h (= 2 dp) off the wall, S is 0.98 under deep water, 0.69 with the water's edge
+ * (the particles' surfaces) 1.5 spacings off the wall, 0.5 at 2 spacings, 0.31 at 2.5; at the MPS
+ * offset 1.05 dp, 0.85, 0.52 at 1 spacing, 0.33 at 1.5 (Wendland C2 on a lattice, 2D and 3D within
+ * 0.01). One particle alone gives at most W(0) dp^dim = 0.14 (2D) or 0.05 (3D): a droplet flying
+ * past is not water on the sensor. The level gauges (occupancy along the vertical) are in
+ * io/probes.c. */
 #ifndef SLUICE_PROBE_SAMPLE_H
 #define SLUICE_PROBE_SAMPLE_H
 
 #include "base/real.h"
 #include "sph_kernel.h"
 
-#define PROBE_MIN_SHEPARD 0.1
+#define PROBE_WET_SHEPARD 0.25
 
 /* Kernel-weighted pressure of a fluid particle at offset (dx, dy, dz) = x_probe - x_j: adds
  * W V_j to *sw and W V_j p_j to *swp. Sums are in double: hundreds of terms of mixed size. */
@@ -31,19 +33,10 @@ HD static inline void probe_pressure_add(int kernel, real norm, real inv_h, real
     *swp += wv * (double)p;
 }
 
-/* The interpolated pressure, or NaN when the point is outside the fluid (see above). */
+/* The interpolated pressure, or NaN when the point is dry (see above). */
 HD static inline double probe_pressure_value(double sw, double swp)
 {
-    return sw >= PROBE_MIN_SHEPARD ? swp / sw : (double)NAN;
-}
-
-/* Water level at a gauge: the top of the highest fluid particle whose horizontal distance from the
- * gauge's vertical is below one spacing (the particle's own extent reaches dp/2 above its centre).
- * h2 = squared horizontal distance. Updates *level, which starts at -INFINITY (dry). */
-HD static inline void probe_level_add(real h2, real dp, real up, double *level)
-{
-    if (h2 < dp * dp && (double)(up + R(0.5) * dp) > *level)
-        *level = (double)(up + R(0.5) * dp);
+    return sw >= PROBE_WET_SHEPARD ? swp / sw : (double)NAN;
 }
 
 /* Surge front along axis `axis` (0..2) in direction `sign` (+1/-1): the farthest particle surface,

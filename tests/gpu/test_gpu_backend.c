@@ -22,6 +22,7 @@
 #include "gpu/backend_cuda.h"
 #include "gpu/pass_kernels.h"
 #include "physics/sph_eos.h"
+#include "schemes/mps/mps.h"
 #include "schemes/registry.h"
 #include "base/scene.h"
 #include "core/sim.h"
@@ -242,6 +243,9 @@ static void mps_strategies_match_oracle(void **state)
 
 /* ---- whole runs --------------------------------------------------------------------------------- */
 
+/* The pressure solve's preconditioner of the runs below (mps.preconditioner). */
+static enum mps_preconditioner_kind preconditioner = MPS_PRECONDITIONER_JACOBI;
+
 /* Runs `steps` steps of the 2D dam break with `method` on a backend (with the scene's integrator, or
  * `integrator` when it is not -1); every field in id order. */
 static real *run(const backend *be, const char *method, int integrator, const char *sort,
@@ -255,6 +259,7 @@ static real *run(const backend *be, const char *method, int integrator, const ch
     if (scene_load(&sc, path, &err))
         fail_msg("%s", err.msg);
     snprintf(sc.method, sizeof sc.method, "%s", method);
+    sc.mps.preconditioner = preconditioner;
     if (integrator >= 0)
         sc.integrator = integrator;
     sc.gpu_sort = strcmp(sort, "radix") == 0 ? GPU_SORT_NAME_RADIX : GPU_SORT_NAME_COUNTING;
@@ -360,6 +365,35 @@ static void mps_cpu_gpu(void **state)
     cpu_and_gpu_agree("mps", -1, "radix", GPU_STRATEGY_AUTO, 1e-3);
 }
 
+/* The multigrid-preconditioned solve: the same tolerances as Jacobi's (the solves stop at the same
+ * relative residual), and the iteration counts of the two backends agree within 1 per step on
+ * average and at most (the same V-cycle, its loops in another order of float rounding). */
+static void mps_multigrid_cpu_gpu(void **state)
+{
+    (void)state;
+    preconditioner = MPS_PRECONDITIONER_MULTIGRID;
+    cpu_and_gpu_agree("mps", -1, "radix", GPU_STRATEGY_AUTO, 1e-3);
+    long steps = gpu_test_small() ? 5 : 200;
+    size_t n_cpu, n_gpu;
+    sim c, g;
+    free(run(&backend_cpu, "mps", -1, "radix", GPU_STRATEGY_AUTO, steps, &n_cpu, &c));
+    free(run(&backend_cuda, "mps", -1, "radix", GPU_STRATEGY_AUTO, steps, &n_gpu, &g));
+    preconditioner = MPS_PRECONDITIONER_JACOBI;
+    mps_stats st_c, st_g;
+    assert_int_equal(mps_get_stats(&c, &st_c), 0);
+    assert_int_equal(mps_get_stats(&g, &st_g), 0);
+    double mean_c = (double)st_c.cg_iterations / (double)st_c.steps;
+    double mean_g = (double)st_g.cg_iterations / (double)st_g.steps;
+    printf("multigrid: CPU %.2f iterations per step (at most %d), GPU %.2f (at most %d), %ld steps\n", mean_c,
+           st_c.cg_max_iterations, mean_g, st_g.cg_max_iterations, st_c.steps);
+    assert_true(st_c.steps == steps && st_g.steps == steps);
+    assert_true(fabs(mean_c - mean_g) <= 1.0);
+    assert_true(abs(st_c.cg_max_iterations - st_g.cg_max_iterations) <= 1);
+    assert_true(mean_g <= 20.0);
+    sim_free(&c);
+    sim_free(&g);
+}
+
 static void emps_cpu_gpu(void **state)
 {
     (void)state;
@@ -424,6 +458,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(wcsph_sym_cpu_gpu),
         cmocka_unit_test(wcsph_sym_verlet_cpu_gpu),
         cmocka_unit_test(mps_cpu_gpu),
+        cmocka_unit_test(mps_multigrid_cpu_gpu),
         cmocka_unit_test(emps_cpu_gpu),
         cmocka_unit_test(radix_runs_bit_identical),
         cmocka_unit_test(failed_pass_is_taken_once),

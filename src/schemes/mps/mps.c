@@ -4,6 +4,8 @@
  *   1. a = nu lap u + g (explicit), u* = u + dt a, x* = x + dt u*         passes accel, predict
  *   2. n* at x*, free surface where n* < beta n0                          pass density
  *   3. A p = b (physics/mps_ppe.h) by preconditioned CG (solver/pcg.h)    passes ppe_setup, ppe_apply
+ *      (with mps.preconditioner = "multigrid", ppe_setup also assembles A's rows and the CG runs on
+ *      them with the multigrid V-cycle of solver/multigrid.h)
  *   4. u = u* - dt/rho0 grad p, x = x* + dt (u - u*)                      passes gradient, correct
  * Steps 1, 2 and 4 are shared with explicit MPS (mps_common.c). */
 #include "mps_common.h"
@@ -12,7 +14,25 @@
 #include "schemes/registry.h"
 #include "solver/pcg.h"
 
+#include <math.h>
 #include <stdio.h>
+
+/* Lattice points within the Laplacian's domain around a particle (the rows' length on a lattice):
+ * the width the assembled rows start with. */
+static int lattice_neighbours(const sim *s)
+{
+    double re = s->sc->mps.re_laplacian;
+    int m = (int)ceil(re), count = 0, three = s->sc->dim == 3;
+    int cube = s->sc->mps.domain == MPS_DOMAIN_CUBIC;
+    for (int k = three ? -m : 0; k <= (three ? m : 0); ++k)
+        for (int j = -m; j <= m; ++j)
+            for (int i = -m; i <= m; ++i) {
+                double r = cube ? fmax(fabs((double)i), fmax(fabs((double)j), fabs((double)k)))
+                                : sqrt((double)(i * i + j * j + k * k));
+                count += r > 0 && r < re;
+            }
+    return count;
+}
 
 static int mps_init(sim *s, sl_err *err)
 {
@@ -31,7 +51,41 @@ static int mps_init(sim *s, sl_err *err)
     cg->q = slot[MS_Q];
     cg->tolerance = s->sc->mps.cg_tolerance;
     cg->max_iterations = s->sc->mps.cg_max_iterations;
+    mps_data *d = mps_data_of(s);
+    d->use_mg = s->sc->mps.preconditioner == MPS_PRECONDITIONER_MULTIGRID;
+    if (d->use_mg) {
+        multigrid_init(&d->mg, slot[MS_DIAG]);
+        cg->precondition = multigrid_precondition;
+        cg->product = multigrid_product;
+        cg->data = &d->mg;
+    }
     return SL_OK;
+}
+
+static void mps_release(sim *s)
+{
+    mps_data *d = mps_data_of(s);
+    if (d->use_mg)
+        multigrid_free(s, &d->mg);
+}
+
+/* The Poisson system's diagonal and right-hand side; with multigrid also its rows and hierarchy. */
+static int ppe_setup(sim *s, size_t n, sl_err *err)
+{
+    mps_data *d = mps_data_of(s);
+    if (!d->use_mg) {
+        s->be->run_pass(s, &mps_ppe_setup_pass, n);
+        return SL_OK;
+    }
+    int width = lattice_neighbours(s), rc, again = 1;
+    if ((rc = multigrid_assemble_begin(s, &d->mg, n, width + width / 4 + 1, err)))
+        return rc;
+    while (again) {
+        s->be->run_pass(s, &mps_ppe_setup_pass, n);
+        if ((rc = multigrid_assemble_end(s, &d->mg, n, &again, err)))
+            return rc;
+    }
+    return multigrid_setup(s, &d->mg, err);
 }
 
 static void record_solve(mps_stats *st, const cg_problem *cg)
@@ -47,6 +101,24 @@ static void record_solve(mps_stats *st, const cg_problem *cg)
         st->cg_unconverged++;
 }
 
+/* A solve that missed its tolerance: the run stops when the scene says so, else the first such step
+ * is reported on stderr and the rest counted for the summary. */
+static int unconverged(sim *s, const mps_stats *st, const cg_problem *cg, sl_err *err)
+{
+    if (s->sc->mps.stop_unconverged)
+        return sl_fail(err, SL_ERR_RUNTIME,
+                       "%s: step %ld (t = %.6g s): the pressure solve did not converge: %d iterations, relative "
+                       "residual %.3g > mps.cg_tolerance %.3g (mps.stop_unconverged = true ends the run)",
+                       s->sc->path, s->step, s->t, cg->iterations, cg->residual, cg->tolerance);
+    if (st->cg_unconverged == 1 && !s->quiet)
+        fprintf(stderr,
+                "sluice: warning: step %ld (t = %.6g s): the pressure solve did not converge: %d iterations, "
+                "relative residual %.3g > mps.cg_tolerance %.3g; the run goes on (the summary counts such steps; "
+                "mps.stop_unconverged = true ends the run instead)\n",
+                s->step, s->t, cg->iterations, cg->residual, cg->tolerance);
+    return SL_OK;
+}
+
 static int mps_step(sim *s, double dt, sl_err *err)
 {
     mps_data *d = mps_data_of(s);
@@ -55,10 +127,14 @@ static int mps_step(sim *s, double dt, sl_err *err)
     if (rc)
         return rc;
     size_t n = s->g.n_inside;
-    be->run_pass(s, &mps_ppe_setup_pass, n);
+    if ((rc = ppe_setup(s, n, err)))
+        return rc;
     d->cg.n = n;
     pcg_solve(s, &d->cg);
     record_solve(&d->stats, &d->cg);
+    /* a NaN residual is a backend error, which sim_step reports with its own message */
+    if (!d->cg.converged && d->cg.residual == d->cg.residual && (rc = unconverged(s, &d->stats, &d->cg, err)))
+        return rc;
     be->run_pass(s, &mps_pressure_pass, n);
     mps_step_correct(s);
     return SL_OK;
@@ -68,10 +144,13 @@ static void mps_summary(const sim *s, char *buf, unsigned long len)
 {
     const mps_data *d = mps_data_of(s);
     const mps_stats *st = &d->stats;
+    char pre[160] = "Jacobi";
+    if (d->use_mg)
+        snprintf(pre, sizeof pre, "multigrid, %d levels, rows widened %d times", d->mg.nlevels, d->mg.widenings);
     snprintf(buf, len,
-             "pressure Poisson solve: %.1f CG iterations per step (at most %d), residual at most %.2g "
+             "pressure Poisson solve (%s): %.1f CG iterations per step (at most %d), residual at most %.2g "
              "(tolerance %.2g), %ld of %ld steps unconverged; LSMPS fell back to MPS %ld times",
-             st->steps ? (double)st->cg_iterations / (double)st->steps : 0.0, st->cg_max_iterations,
+             pre, st->steps ? (double)st->cg_iterations / (double)st->steps : 0.0, st->cg_max_iterations,
              st->cg_max_residual, d->cg.tolerance, st->cg_unconverged, st->steps, st->lsmps_fallbacks);
 }
 
@@ -83,4 +162,5 @@ const scheme scheme_mps = {
     .step = mps_step,
     .prepare_output = NULL,
     .summary = mps_summary,
+    .release = mps_release,
 };

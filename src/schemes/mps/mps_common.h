@@ -6,10 +6,13 @@
 
 #include "core/sim.h"
 #include "mps.h"
+#include "solver/multigrid.h"
 
 /* The scheme's data (s->scheme_data): the solve of semi-implicit MPS and the statistics of both. */
 typedef struct mps_data {
     cg_problem cg;          /* semi-implicit only */
+    multigrid mg;           /* its preconditioner, when the scene asks for multigrid */
+    int use_mg;
     mps_stats stats;
 } mps_data;
 

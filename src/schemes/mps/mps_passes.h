@@ -301,6 +301,7 @@ MPS_PASS_BODY(density)
 
 typedef struct mps_ppe_setup_pass_acc {
     int on;
+    int32_t entries; /* the row's off-diagonal entries, when the solver wants A assembled */
     real wsum; /* sum of w over the neighbours with a pressure */
     real div;  /* the divergence's sum (mixed source) */
 } mps_ppe_setup_pass_acc;
@@ -316,6 +317,7 @@ HD static inline int mps_ppe_setup_pass_begin(const pass_ctx *c, const mps_parti
     (void)a;
     uint8_t cls = c->tag[i];
     s->on = cls == MC_FLUID || cls == MC_WALL;
+    s->entries = 0;
     s->wsum = s->div = R(0.0);
     return s->on;
 }
@@ -326,6 +328,13 @@ HD static inline void mps_ppe_setup_pass_add(const pass_ctx *c, const mps_partic
     const sim_params *P = &c->P;
     mps_scope with_pressure = mps_pass_scope(c, mps_kernel_lap(P), MC_MASK_PRESSURE);
     mps_density_pair(&with_pressure, a, i, b, j, &s->wsum);
+    if (c->a.ell.val) { /* A's entry -c w_ij of each unknown neighbour, as mps_ppe_apply_pair sums them */
+        mps_scope unknown = mps_pass_scope(c, mps_kernel_lap(P), MC_MASK_UNKNOWN);
+        mps_pair g;
+        real w = mps_neighbour_weight(&unknown, a, i, b, j, &g);
+        if (w > R(0.0))
+            sparse_ell_append(&c->a.ell, i, &s->entries, j, -mps_laplacian_factor(&unknown) * w);
+    }
     if (P->mps.source == MPS_SOURCE_MIXED) {
         mps_scope all = mps_pass_scope(c, mps_kernel_n(P), MC_MASK_ALL);
         mps_divergence_pair(&all, a, i, b, j, &s->div);
@@ -341,6 +350,8 @@ HD static inline void mps_ppe_setup_pass_finish(const pass_ctx *c, const mps_par
     real *const *f = c->f;
     (void)a;
     real *diag = PASS_FIELD(c, MS_DIAG), *b = PASS_FIELD(c, MS_B), *x = PASS_FIELD(c, MS_X);
+    if (c->a.ell.val)
+        c->a.ell.count[i] = s->entries;
     if (!s->on) {
         diag[i] = b[i] = x[i] = 0;
         return;

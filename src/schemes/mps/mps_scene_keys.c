@@ -12,12 +12,14 @@ _Static_assert(sizeof(enum mps_operator_kind) == sizeof(int), "enum mps_operator
 _Static_assert(sizeof(enum mps_weight_name) == sizeof(int), "enum mps_weight_name is stored as an int");
 _Static_assert(sizeof(enum mps_domain_kind) == sizeof(int), "enum mps_domain_kind is stored as an int");
 _Static_assert(sizeof(enum mps_source_kind) == sizeof(int), "enum mps_source_kind is stored as an int");
+_Static_assert(sizeof(enum mps_preconditioner_kind) == sizeof(int), "enum mps_preconditioner_kind is stored as an int");
 
 static const char *const mps_operator_names[] = {"mps", "lsmps", NULL};
 static const char *const mps_weight_names[] = {"ko", "quadratic", NULL}; /* enum mps_weight_name order */
 static const char *const mps_domain_names[] = {"spherical", "cubic", NULL};
 static const char *const mps_source_names[] = {"density", "mixed", NULL};
 static const char *const mps_wall_pressure_names[] = {"extrapolated", "number_density", NULL};
+static const char *const mps_preconditioner_names[] = {"jacobi", "multigrid", NULL};
 
 #define S(field) offsetof(scene, field)
 
@@ -57,6 +59,14 @@ const scene_key mps_scene_keys[] = {
      .doc = "compressibility added to the Poisson equation (water: 0.45e-9)"},
     {.name = "cg_tolerance", .type = KT_REAL, .offset = S(mps.cg_tolerance), .lo = 1e-14, .hi = 0.1,
      .def = {1e-6}, .units = "", .doc = "conjugate gradients stop at ||b - A p|| <= tol ||b||"},
+    {.name = "preconditioner", .type = KT_ENUM, .offset = S(mps.preconditioner), .names = mps_preconditioner_names,
+     .def = {MPS_PRECONDITIONER_MULTIGRID}, .units = "",
+     .doc = "of the conjugate gradients: jacobi (matrix-free) or multigrid (the assembled matrix, aggregation on "
+            "the neighbour cells, a V-cycle per iteration)"},
+    {.name = "stop_unconverged", .type = KT_BOOL, .offset = S(mps.stop_unconverged), .def = {0}, .units = "",
+     .doc = "a pressure solve that misses cg_tolerance within cg_max_iterations ends the run with its "
+            "iterations and residual (false: the run goes on, with a warning line at the first such step and "
+            "the count in the summary)"},
     {.name = "cg_max_iterations", .type = KT_INT, .offset = S(mps.cg_max_iterations), .lo = 1,
      .hi = 1000000, .def = {5000}, .units = "", .doc = "conjugate gradient iterations at most"},
     {.name = "clamp_negative_pressure", .type = KT_BOOL, .offset = S(mps.clamp_negative_pressure),

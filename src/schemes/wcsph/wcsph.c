@@ -75,7 +75,8 @@ static int wcsph_init(sim *s, sl_err *err)
         for (int a = 0; a < 3; ++a)
             v_prev[a][i] = f[PF_VX + a][i];
     }
-    return boundary_setup(s, "dynamic", err); /* walls: dynamic boundary particles */
+    /* walls: dynamic boundary particles, or their modified form (numerics.boundary) */
+    return boundary_setup(s, sc->boundary == WALL_MODEL_MDBC ? "mdbc" : "dynamic", err);
 }
 
 static int rates(sim *s, sl_err *err)
@@ -83,6 +84,8 @@ static int rates(sim *s, sl_err *err)
     int rc = s->be->build_cells(s, err);
     if (rc)
         return rc;
+    if (s->bnd->after_density) /* mdbc: the walls' density from the fluid, before the forces */
+        s->bnd->after_density(s);
     s->be->run_pass(s, &wcsph_forces_pass, s->g.n_inside);
     return SL_OK;
 }

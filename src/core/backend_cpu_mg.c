@@ -1,0 +1,61 @@
+/* backend_cpu_mg.c: the CPU backend's multigrid primitives: OpenMP loops over the elements of
+ * core/multigrid_ops.h. */
+#include "backend_cpu_mg.h"
+
+#include "sim.h"
+
+#include <stdlib.h>
+
+static void *cpu_mg_alloc(sim *s, size_t bytes, sl_err *err)
+{
+    (void)s;
+    void *p = calloc(1, bytes ? bytes : 1);
+    if (!p)
+        sl_fail(err, SL_ERR_RUNTIME, "multigrid: out of memory (%zu bytes)", bytes);
+    return p;
+}
+
+static void cpu_mg_free(sim *s, void *p)
+{
+    (void)s;
+    free(p);
+}
+
+static int cpu_mg_run(sim *s, mg_args *m, int diag, int in, int out, int work)
+{
+    double t0 = s->prof.enabled ? profile_now() : 0;
+    real *const *f = s->p.f;
+    m->diag = diag >= 0 ? f[diag] : NULL;
+    m->in = in >= 0 ? f[in] : NULL;
+    m->out = out >= 0 ? f[out] : NULL;
+    m->work = work >= 0 ? f[work] : NULL;
+    m->cell = s->g.view.cell;
+    m->cell_start = s->g.view.cell_start;
+    const mg_args a = *m;
+    const int kind = a.kind;
+    const int64_t n = mg_range(&a);
+    #pragma omp parallel for schedule(static)
+    for (int64_t e = 0; e < n; ++e)
+        mg_element(&a, kind, e);
+    if (s->prof.enabled)
+        profile_add(&s->prof, mg_kind_label(kind), "openmp", profile_now() - t0);
+    return SL_OK;
+}
+
+static int cpu_mg_longest_row(sim *s, const sparse_ell *A, size_t n, int32_t *longest)
+{
+    (void)s;
+    int32_t most = 0;
+    #pragma omp parallel for reduction(max : most)
+    for (size_t i = 0; i < n; ++i)
+        most = A->count[i] > most ? A->count[i] : most;
+    *longest = most;
+    return SL_OK;
+}
+
+const backend_mg_hooks cpu_mg_hooks = {
+    .alloc = cpu_mg_alloc,
+    .free = cpu_mg_free,
+    .run = cpu_mg_run,
+    .longest_row = cpu_mg_longest_row,
+};

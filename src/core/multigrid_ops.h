@@ -1,0 +1,387 @@
+/* multigrid_ops.h: the loops of the multigrid preconditioner, one element at a time, run by every
+ * backend (backend.mg->run: OpenMP loops on the CPU, a kernel per kind on the GPU), so the
+ * arithmetic exists once. The driver (hierarchy, V-cycle) is solver/multigrid.c.
+ *
+ * The hierarchy is the forward-star cell grid: level 1 aggregates the unknowns of each neighbour
+ * cell (unsmoothed aggregation, the prolongation P is 1 from a cell to each of its unknown
+ * particles), level l + 1 merges 2 x 2 (x 2) cells of level l. Coarse operators are Galerkin
+ * products A_{l+1} = P^T A_l P, so they stay symmetric positive definite, keep A's weak diagonal
+ * dominance (a Jacobi weight below 1 smooths on every level), and need no geometry: a cell level
+ * is a stencil over the cell offsets within `reach` (the cell width divides the interaction radius
+ * ndiv times, so particles that interact sit at most ndiv cells apart; after merging, ceil(reach/2)).
+ *
+ * Fine-level vectors are particle fields; coarse vectors are arrays of the level. Every element
+ * writes only its own entries (no atomics), so the results do not depend on the thread count. */
+#ifndef SLUICE_MULTIGRID_OPS_H
+#define SLUICE_MULTIGRID_OPS_H
+
+#include "base/real.h"
+#include "sparse_ell.h"
+
+#include <stdint.h>
+
+enum { MG_MAX_REACH = 3, MG_MAX_STENCIL = 343 /* (2 MG_MAX_REACH + 1)^3 */ };
+
+/* A level: cells on a box of n[0] x n[1] x n[2], cell c = ix + n0 (iy + n1 iz), and the stencil
+ * a[s * ncells + c] of cell c with the cell at offset s (mg_offset). */
+typedef struct mg_grid {
+    int dim;
+    int n[3];
+    int64_t ncells;
+    int reach;
+    int nst;          /* (2 reach + 1)^dim */
+    real *a;          /* nst * ncells */
+    real *b, *x, *t;  /* right-hand side, solution, residual: ncells each */
+} mg_grid;
+
+enum mg_kind {
+    /* particles: in, out, work are particle fields; `coarse` is the first cell level */
+    MG_FINE_PRODUCT,  /* out = A in */
+    MG_FINE_SMOOTH,   /* out = omega in / diag: the first Jacobi step, from out = 0 */
+    MG_FINE_RESIDUAL, /* work = in - A out */
+    MG_FINE_CORRECT,  /* out += omega work / diag */
+    MG_FINE_PROLONG,  /* out_i += alpha coarse.x[cell of i] */
+    MG_ROW_PARTIALS,  /* partial[s][i]: row i's entries summed by the stencil entry of their cell */
+    /* over the cells of `coarse`, from the particles */
+    MG_FINE_RESTRICT, /* coarse.b[c] = sum of work over the particles of cell c */
+    MG_FIRST_LEVEL,   /* coarse.a = P^T A P, from the row partials */
+    /* over the cells of `fine` */
+    MG_SMOOTH,        /* fine.x = omega fine.b / diag */
+    MG_RESIDUAL,      /* fine.t = fine.b - A fine.x */
+    MG_CORRECT,       /* fine.x += omega fine.t / diag */
+    MG_PROLONG,       /* fine.x[c] += alpha coarse.x[parent of c] */
+    /* over the cells of `coarse` */
+    MG_RESTRICT,      /* coarse.b[c] = sum of fine.t over the children of c */
+    MG_GALERKIN,      /* coarse.a = P^T fine.a P */
+    MG_KINDS
+};
+
+/* One loop's operands; pointers in the backend's memory. */
+typedef struct mg_args {
+    int kind;
+    int64_t n;                     /* particles */
+    sparse_ell A;                  /* the fine operator's off-diagonal entries */
+    const real *diag;              /* its diagonal; 0: not an unknown */
+    const int32_t *cell;           /* cell of each particle (the first level's numbering) */
+    const int32_t *cell_start;     /* particles of cell c: [cell_start[c], cell_start[c + 1]) */
+    const real *in;
+    real *out, *work;
+    real *partial;                 /* nst (first level) x A.stride: MG_ROW_PARTIALS */
+    mg_grid fine, coarse;
+    real omega, alpha;
+} mg_args;
+
+/* A kind's name in profile tables. */
+static inline const char *mg_kind_label(int kind)
+{
+    switch (kind) {
+    case MG_FINE_PRODUCT: return "mg.product";
+    case MG_FINE_SMOOTH: case MG_FINE_CORRECT: case MG_FINE_RESIDUAL: return "mg.fine_smooth";
+    case MG_FINE_PROLONG: case MG_FINE_RESTRICT: return "mg.fine_transfer";
+    case MG_ROW_PARTIALS: case MG_FIRST_LEVEL: case MG_GALERKIN: return "mg.setup";
+    default: return "mg.levels";
+    }
+}
+
+/* How many elements a kind's loop runs over. */
+HD static inline int64_t mg_range(const mg_args *m)
+{
+    switch (m->kind) {
+    case MG_FINE_PRODUCT: case MG_FINE_SMOOTH: case MG_FINE_RESIDUAL: case MG_FINE_CORRECT: case MG_FINE_PROLONG:
+    case MG_ROW_PARTIALS:
+        return m->n;
+    case MG_SMOOTH: case MG_RESIDUAL: case MG_CORRECT: case MG_PROLONG:
+        return m->fine.ncells;
+    default:
+        return m->coarse.ncells;
+    }
+}
+
+/* ---- grid geometry -------------------------------------------------------------------------- */
+
+HD static inline void mg_coords(const mg_grid *g, int64_t c, int q[3])
+{
+    q[0] = (int)(c % g->n[0]);
+    q[1] = (int)((c / g->n[0]) % g->n[1]);
+    q[2] = (int)(c / ((int64_t)g->n[0] * g->n[1]));
+}
+
+HD static inline int64_t mg_index(const mg_grid *g, const int q[3])
+{
+    return q[0] + (int64_t)g->n[0] * (q[1] + (int64_t)g->n[1] * q[2]);
+}
+
+/* The cell offset of stencil entry s. */
+HD static inline void mg_offset(const mg_grid *g, int s, int o[3])
+{
+    int w = 2 * g->reach + 1;
+    o[0] = s % w - g->reach;
+    o[1] = (s / w) % w - g->reach;
+    o[2] = g->dim == 3 ? s / (w * w) - g->reach : 0;
+}
+
+/* The stencil entry of offset o (each |o[k]| <= reach). */
+HD static inline int mg_entry(const mg_grid *g, const int o[3])
+{
+    int w = 2 * g->reach + 1;
+    return (o[0] + g->reach) + w * ((o[1] + g->reach) + (g->dim == 3 ? w * (o[2] + g->reach) : 0));
+}
+
+HD static inline real mg_diagonal(const mg_grid *g, int64_t c)
+{
+    return g->a[(int64_t)(g->nst / 2) * g->ncells + c];
+}
+
+HD static inline int mg_inside(const mg_grid *g, const int q[3])
+{
+    return q[0] >= 0 && q[0] < g->n[0] && q[1] >= 0 && q[1] < g->n[1] && q[2] >= 0 && q[2] < g->n[2];
+}
+
+/* ---- the fine level: the assembled particle operator ------------------------------------------ */
+
+/* (A v)_i from the rows of A and its diagonal. */
+HD static inline real mg_fine_product(const mg_args *m, int64_t i, const real *v)
+{
+    real sum = m->diag[i] * v[i];
+    int32_t len = m->A.count[i] < m->A.width ? m->A.count[i] : m->A.width;
+    for (int32_t k = 0; k < len; ++k)
+        sum += m->A.val[k * m->A.stride + i] * v[m->A.col[k * m->A.stride + i]];
+    return sum;
+}
+
+/* The stencil entry of the cell `delta` cells after a cell (in the linear numbering), for a cell
+ * within reach on every axis: delta + reach (1 + n0 + n0 n1) has the digits ox + reach, oy + reach,
+ * oz + reach in the radices n0, n1 (each digit below its radix: the grid is wider than a stencil,
+ * the neighbour grid's margins see to that). Two 32-bit divisions instead of two coordinate
+ * decompositions. */
+HD static inline int mg_entry_of_delta(const mg_grid *g, int32_t delta)
+{
+    uint32_t n0 = (uint32_t)g->n[0], n1 = (uint32_t)g->n[1], r = (uint32_t)g->reach, w = 2 * r + 1;
+    uint32_t shifted = (uint32_t)delta + r * (1 + n0 + (g->dim == 3 ? n0 * n1 : 0));
+    uint32_t ox = shifted % n0, rest = shifted / n0;
+    uint32_t oy = rest % n1, oz = rest / n1;
+    return (int)(ox + w * (oy + w * oz));
+}
+
+/* Row i's part of P^T A P: its entries summed by the stencil entry of their cell relative to i's
+ * (columns that are not unknowns left out), into partial[s * stride + i] for every s. The rows are
+ * assembled in candidate order, runs of cells by (dz, dy) with x increasing inside a run, so the
+ * entry index only grows along a row: a running sum is written when it moves on, each slot once,
+ * slots skipped written as zeros, and the lanes of a warp write the same slot at about the same
+ * time. Should a row go back, its entry is added to the slot written before, so any order is
+ * right; this one is fast. */
+HD static inline void mg_row_partials(const mg_args *m, int64_t i)
+{
+    const mg_grid *g = &m->coarse;
+    const int64_t stride = m->A.stride;
+    real *out = m->partial + i;
+    int next = 0; /* slots below `next` are written */
+    int cur = g->nst / 2;
+    real acc = R(0.0);
+    if (m->diag[i] != R(0.0)) {
+        int32_t len = m->A.count[i] < m->A.width ? m->A.count[i] : m->A.width;
+        int32_t ci = m->cell[i];
+        int open = 0; /* `cur` holds a running sum not yet written */
+        for (int32_t k = 0; k < len; ++k) {
+            int32_t j = m->A.col[k * stride + i];
+            if (m->diag[j] == R(0.0))
+                continue; /* P has no column for j: it is not an unknown */
+            real v = m->A.val[k * stride + i];
+            int s = mg_entry_of_delta(g, m->cell[j] - ci);
+            if (open && s == cur) {
+                acc += v;
+                continue;
+            }
+            if (open) {
+                out[cur * stride] = acc;
+                next = cur + 1;
+            }
+            if (s < next) { /* gone back: add to the slot written before */
+                out[s * stride] += v;
+                open = 0;
+                continue;
+            }
+            for (; next < s; ++next)
+                out[next * stride] = R(0.0);
+            cur = s;
+            acc = v;
+            open = 1;
+        }
+        if (open) {
+            out[cur * stride] = acc;
+            next = cur + 1;
+        }
+        /* the diagonal, into the centre slot (written by now: fill up to it first) */
+        int centre = g->nst / 2;
+        for (; next <= centre; ++next)
+            out[next * stride] = R(0.0);
+        out[centre * stride] += m->diag[i];
+    }
+    for (; next < g->nst; ++next)
+        out[next * stride] = R(0.0);
+}
+
+/* P^T A P on the cells of the first level: the row partials of the particles of cell c summed. */
+HD static inline void mg_first_level(const mg_args *m, int64_t c)
+{
+    const mg_grid *g = &m->coarse;
+    const int32_t b = m->cell_start[c], e = m->cell_start[c + 1];
+    for (int s = 0; s < g->nst; ++s) {
+        const real *p = m->partial + s * m->A.stride;
+        real sum = R(0.0);
+        for (int32_t i = b; i < e; ++i)
+            sum += p[i];
+        g->a[s * g->ncells + c] = sum;
+    }
+}
+
+/* ---- cell levels ------------------------------------------------------------------------------ */
+
+/* (A v)_c on a level. A non-zero entry has its cell inside the grid, so the neighbour is the
+ * linear offset alone. */
+HD static inline real mg_level_product(const mg_grid *g, int64_t c, const real *v)
+{
+    const int r = g->reach, rz = g->dim == 3 ? r : 0;
+    const int64_t n0 = g->n[0], plane = (int64_t)g->n[0] * g->n[1];
+    real sum = R(0.0);
+    int s = 0;
+    for (int oz = -rz; oz <= rz; ++oz)
+        for (int oy = -r; oy <= r; ++oy)
+            for (int ox = -r; ox <= r; ++ox, ++s) {
+                real a = g->a[s * g->ncells + c];
+                if (a != R(0.0))
+                    sum += a * v[c + ox + n0 * oy + plane * oz];
+            }
+    return sum;
+}
+
+/* The cell of the next level holding cell q of this one. */
+HD static inline void mg_parent(const mg_grid *fine, const int q[3], int p[3])
+{
+    for (int d = 0; d < 3; ++d)
+        p[d] = fine->n[d] > 1 ? q[d] / 2 : q[d];
+}
+
+/* The children of coarse cell k: lo[d] .. hi[d] on each axis of the fine level. */
+HD static inline void mg_children(const mg_grid *fine, const int k[3], int lo[3], int hi[3])
+{
+    for (int d = 0; d < 3; ++d) {
+        lo[d] = fine->n[d] > 1 ? 2 * k[d] : k[d];
+        hi[d] = fine->n[d] > 1 ? 2 * k[d] + 1 : k[d];
+        if (hi[d] >= fine->n[d])
+            hi[d] = fine->n[d] - 1;
+    }
+}
+
+HD static inline void mg_galerkin(const mg_args *m, int64_t kc)
+{
+    const mg_grid *f = &m->fine, *g = &m->coarse;
+    real bins[MG_MAX_STENCIL];
+    for (int s = 0; s < g->nst; ++s)
+        bins[s] = R(0.0);
+    int k[3], lo[3], hi[3], q[3];
+    mg_coords(g, kc, k);
+    mg_children(f, k, lo, hi);
+    for (q[2] = lo[2]; q[2] <= hi[2]; ++q[2])
+        for (q[1] = lo[1]; q[1] <= hi[1]; ++q[1])
+            for (q[0] = lo[0]; q[0] <= hi[0]; ++q[0]) {
+                int64_t c = mg_index(f, q);
+                for (int s = 0; s < f->nst; ++s) {
+                    real a = f->a[s * f->ncells + c];
+                    if (a == R(0.0))
+                        continue;
+                    int o[3], p[3], pp[3];
+                    mg_offset(f, s, o);
+                    for (int d = 0; d < 3; ++d)
+                        p[d] = q[d] + o[d];
+                    mg_parent(f, p, pp);
+                    for (int d = 0; d < 3; ++d)
+                        pp[d] -= k[d];
+                    bins[mg_entry(g, pp)] += a;
+                }
+            }
+    for (int s = 0; s < g->nst; ++s)
+        g->a[s * g->ncells + kc] = bins[s];
+}
+
+/* ---- one element of any kind ------------------------------------------------------------------ */
+
+HD static inline void mg_element(const mg_args *m, int kind, int64_t e)
+{
+    switch (kind) {
+    case MG_FINE_PRODUCT:
+        m->out[e] = m->diag[e] != R(0.0) ? mg_fine_product(m, e, m->in) : R(0.0);
+        break;
+    case MG_FINE_SMOOTH:
+        m->out[e] = m->diag[e] != R(0.0) ? m->omega * m->in[e] / m->diag[e] : R(0.0);
+        break;
+    case MG_FINE_RESIDUAL:
+        m->work[e] = m->diag[e] != R(0.0) ? m->in[e] - mg_fine_product(m, e, m->out) : R(0.0);
+        break;
+    case MG_FINE_CORRECT:
+        if (m->diag[e] != R(0.0))
+            m->out[e] += m->omega * m->work[e] / m->diag[e];
+        break;
+    case MG_FINE_PROLONG:
+        if (m->diag[e] != R(0.0))
+            m->out[e] += m->alpha * m->coarse.x[m->cell[e]];
+        break;
+    case MG_FINE_RESTRICT: {
+        real sum = R(0.0);
+        for (int32_t i = m->cell_start[e]; i < m->cell_start[e + 1]; ++i)
+            sum += m->work[i];
+        m->coarse.b[e] = sum;
+        break;
+    }
+    case MG_ROW_PARTIALS:
+        mg_row_partials(m, e);
+        break;
+    case MG_FIRST_LEVEL:
+        mg_first_level(m, e);
+        break;
+    case MG_SMOOTH: {
+        real d = mg_diagonal(&m->fine, e);
+        m->fine.x[e] = d != R(0.0) ? m->omega * m->fine.b[e] / d : R(0.0);
+        break;
+    }
+    case MG_RESIDUAL: {
+        real d = mg_diagonal(&m->fine, e);
+        m->fine.t[e] = d != R(0.0) ? m->fine.b[e] - mg_level_product(&m->fine, e, m->fine.x) : R(0.0);
+        break;
+    }
+    case MG_CORRECT: {
+        real d = mg_diagonal(&m->fine, e);
+        if (d != R(0.0))
+            m->fine.x[e] += m->omega * m->fine.t[e] / d;
+        break;
+    }
+    case MG_PROLONG: {
+        if (mg_diagonal(&m->fine, e) == R(0.0))
+            break;
+        int q[3], p[3];
+        mg_coords(&m->fine, e, q);
+        mg_parent(&m->fine, q, p);
+        m->fine.x[e] += m->alpha * m->coarse.x[mg_index(&m->coarse, p)];
+        break;
+    }
+    case MG_RESTRICT: {
+        int k[3], lo[3], hi[3], q[3];
+        mg_coords(&m->coarse, e, k);
+        mg_children(&m->fine, k, lo, hi);
+        real sum = R(0.0);
+        for (q[2] = lo[2]; q[2] <= hi[2]; ++q[2])
+            for (q[1] = lo[1]; q[1] <= hi[1]; ++q[1])
+                for (q[0] = lo[0]; q[0] <= hi[0]; ++q[0])
+                    sum += m->fine.t[mg_index(&m->fine, q)];
+        m->coarse.b[e] = sum;
+        break;
+    }
+    case MG_GALERKIN:
+        mg_galerkin(m, e);
+        break;
+    default:
+        break;
+    }
+}
+
+#endif

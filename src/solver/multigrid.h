@@ -1,0 +1,62 @@
+/* multigrid.h: the multigrid preconditioner of the pressure solve: aggregation on the neighbour
+ * grid's cells, Galerkin coarse operators, a V-cycle with Jacobi smoothing on every level
+ * (core/multigrid_ops.h has the loops and their reasons). Built every step from the assembled
+ * particle operator; the same code drives the CPU and the GPU through backend.mg.
+ *
+ * Use with a scheme whose matrix pass can assemble its rows (pass_args.ell):
+ *   multigrid_assemble_begin   -> run the matrix set-up pass -> multigrid_assemble_end (again?)
+ *   multigrid_setup            -> pcg_solve with cg->precondition, cg->product of this header. */
+#ifndef SLUICE_MULTIGRID_H
+#define SLUICE_MULTIGRID_H
+
+#include "core/backend.h"
+#include "core/multigrid_ops.h"
+
+struct sim;
+
+enum { MG_MAX_LEVELS = 16 };
+
+typedef struct multigrid {
+    /* settings (multigrid_init's defaults) */
+    real omega;            /* Jacobi weight on every level */
+    real alpha;            /* scale of the coarse-grid correction */
+    int coarsest_sweeps;   /* Jacobi sweeps on the coarsest level */
+    int coarsest_cells;    /* coarsen until a level has at most this many cells */
+    int level_sweeps;      /* Jacobi steps before and after the coarse correction on the cell levels */
+    int diag;              /* the diagonal's particle field */
+    /* the assembled particle operator (off-diagonal rows) */
+    sparse_ell A;
+    size_t rows;           /* rows allocated (stride) */
+    real *partial;         /* each row's entries by stencil entry (the first level's stencil x rows) */
+    size_t partial_rows;
+    /* cell levels: level[0] aggregates the particles of each neighbour cell */
+    int nlevels;
+    mg_grid level[MG_MAX_LEVELS];
+    /* statistics (the set-up's time is in the profile: phase mg.setup, `sluice bench`) */
+    int widenings;         /* times rows did not fit and were assembled again */
+} multigrid;
+
+/* Defaults; nothing allocated until the first assembly. */
+void multigrid_init(multigrid *mg, int diag_field);
+
+/* Releases what the backend holds for mg. */
+void multigrid_free(struct sim *s, multigrid *mg);
+
+/* Makes room for the rows of n particles (each up to `width_hint` entries the first time) and
+ * points s->args.ell at them, so the next run of the matrix set-up pass assembles A. */
+int multigrid_assemble_begin(struct sim *s, multigrid *mg, size_t n, int width_hint, sl_err *err);
+
+/* After that pass: *again = 1 when some row did not fit; the rows were widened and s->args.ell
+ * still points at them: run the pass again and call this again. Otherwise s->args.ell is cleared. */
+int multigrid_assemble_end(struct sim *s, multigrid *mg, size_t n, int *again, sl_err *err);
+
+/* Builds the hierarchy from the assembled rows and the diagonal (the neighbour grid's layout). */
+int multigrid_setup(struct sim *s, multigrid *mg, sl_err *err);
+
+/* cg_problem.precondition: z = V-cycle(r); cg->data is the multigrid. */
+int multigrid_precondition(struct sim *s, const cg_problem *cg);
+
+/* cg_problem.product: field out = A (field in), by the assembled rows. */
+int multigrid_product(struct sim *s, const cg_problem *cg, int in, int out);
+
+#endif
