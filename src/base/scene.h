@@ -15,13 +15,32 @@ enum geom_kind {
     GEOM_OBSTACLE  /* a solid box: `layers` wall layers inside the box surface (the core is left empty) */
 };
 
+/* The shape of a geometry item (key `shape`; `mesh` alone implies SHAPE_MESH). */
+enum geom_shape { SHAPE_BOX, SHAPE_MESH, SHAPE_CYLINDER, SHAPE_SPHERE, SHAPE_WEDGE, SHAPE_PLANE };
+/* The side a wedge's sloped face looks to (it falls towards that side). */
+enum geom_slope { SLOPE_PLUS_X, SLOPE_MINUS_X, SLOPE_PLUS_Y, SLOPE_MINUS_Y };
+
+#define SCENE_MESH_PATH_MAX 1024
+
 typedef struct scene_geom {
     enum geom_kind kind;
-    double min[3], max[3];  /* inner box for tanks, the box itself otherwise; z unused in 2D */
+    enum geom_shape shape;
+    double min[3], max[3];  /* box and wedge: as given (inner box for box tanks); other shapes: their
+                             * bounding box, computed by the loader; z unused in 2D */
     int layers;             /* tank and obstacle wall layers (>= 1) */
     int closed_top;         /* tank only: 1 = walls on the roof too */
     double velocity[3];     /* fluid only: initial velocity (m/s) */
     int line;               /* line of the item in the scene file, for errors found later */
+    char mesh[SCENE_MESH_PATH_MAX]; /* mesh: STL file, relative to the scene file's folder */
+    double center[3];       /* cylinder, sphere */
+    double axis[3];         /* cylinder (3D): unit vector along its axis */
+    double radius, length;  /* cylinder, sphere; length: cylinder (3D) */
+    int slope;              /* wedge: enum geom_slope */
+    double wedge_min[3], wedge_max[3]; /* wedge: its box as given (min, max), before placement */
+    double point[3], normal[3]; /* plane: a point on it, the unit normal towards the fluid */
+    double scale;           /* non-box shapes: x' = R(scale x) + translate */
+    double rotate[3];       /* degrees about x, then y, then z (2D: rotate[2] only) */
+    double translate[3];
 } scene_geom;
 
 enum kernel_kind { KERNEL_WENDLAND_C2, KERNEL_CUBIC_SPLINE };

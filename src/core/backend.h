@@ -85,6 +85,12 @@ typedef struct backend_mg_hooks {
     int (*run)(struct sim *s, mg_args *m, int diag, int in, int out, int work);
     /* The longest row count of A over particles [0, n) into *longest. */
     int (*longest_row)(struct sim *s, const sparse_ell *A, size_t n, int32_t *longest);
+    /* Runs record(s, ctx), a fixed sequence of `run` calls on the cell levels (the same kinds and
+     * arguments every time for the same key and generation). The CPU calls it; the CUDA backend
+     * captures it once into a graph and replays the graph afterwards (one launch instead of dozens
+     * of small ones), capturing again when key or generation changes. */
+    int (*replay)(struct sim *s, const void *key, long generation, int (*record)(struct sim *s, void *ctx),
+                  void *ctx);
 } backend_mg_hooks;
 
 typedef struct backend {

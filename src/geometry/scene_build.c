@@ -1,5 +1,8 @@
-/* scene_build.c: lattice generation for fluid boxes, hollow tanks and obstacle boxes. */
+/* scene_build.c: lattice generation for fluid boxes, hollow tanks and obstacle boxes; the other
+ * shapes through shapes.c. */
 #include "scene_build.h"
+
+#include "shapes.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -21,7 +24,7 @@ typedef struct emitter {
 
 static void emit(emitter *em, const double pos[3], const double vel[3], enum particle_type t, int64_t layer)
 {
-    if (em->p) {
+    if (em->p && em->next < em->p->n) { /* the count and the build visit the same points */
         particles *p = em->p;
         size_t i = em->next;
         p->f[PF_X][i] = (real)pos[0];
@@ -86,17 +89,54 @@ static void walk_item(const scene *sc, const scene_geom *gm, emitter *em)
             }
 }
 
-static size_t count_kind(const scene *sc, enum geom_kind kind)
+/* A point of a non-box shape into the emitter (the shape sampler's visitor). */
+typedef struct shape_emit {
+    emitter *em;
+    const scene_geom *g;
+} shape_emit;
+
+static void emit_shape_point(void *ctx, const double pos[3], int layer)
+{
+    const shape_emit *se = ctx;
+    static const double zero[3] = {0, 0, 0};
+    switch (se->g->kind) {
+    case GEOM_FLUID:
+        emit(se->em, pos, se->g->velocity, PT_FLUID, 0);
+        break;
+    case GEOM_TANK:
+        emit(se->em, pos, zero, PT_WALL, layer);
+        break;
+    case GEOM_OBSTACLE:
+        emit(se->em, pos, zero, PT_OBSTACLE, layer);
+        break;
+    }
+}
+
+/* One item: boxes by walk_item, the other shapes by their sampler (which may fail: a mesh file). */
+static int visit_item(const scene *sc, const scene_geom *gm, emitter *em, sl_err *err)
+{
+    if (gm->shape == SHAPE_BOX) {
+        walk_item(sc, gm, em);
+        return SL_OK;
+    }
+    shape_emit se = {em, gm};
+    return shape_sample(sc, gm, emit_shape_point, &se, err);
+}
+
+static int count_kind(const scene *sc, enum geom_kind kind, size_t *count, sl_err *err)
 {
     emitter em = {NULL, 0, sc->dim};
     for (int k = 0; k < sc->ngeom; ++k)
         if (sc->geom[k].kind == kind)
-            walk_item(sc, &sc->geom[k], &em);
-    return em.next;
+            SL_TRY(visit_item(sc, &sc->geom[k], &em, err));
+    *count = em.next;
+    return SL_OK;
 }
 
 double scene_item_particles_estimate(const scene *sc, const scene_geom *g)
 {
+    if (g->shape != SHAPE_BOX)
+        return shape_particles_estimate(sc, g);
     double pad = g->kind == GEOM_TANK ? 2.0 * g->layers : 0.0, c = 1;
     for (int a = 0; a < sc->dim; ++a)
         c *= floor((g->max[a] - g->min[a]) / sc->dp + 1e-6) + pad;
@@ -120,9 +160,9 @@ int scene_count_particles(const scene *sc, scene_counts *out, sl_err *err)
                        "%s: key 'numerics.spacing': %g m gives about %.3g particles, more than the "
                        "%d one run can hold (accepted: a coarser spacing)",
                        sc->path, sc->dp, est, SCENE_PARTICLES_MAX);
-    out->fluid = count_kind(sc, GEOM_FLUID);
-    out->wall = count_kind(sc, GEOM_TANK);
-    out->obstacle = count_kind(sc, GEOM_OBSTACLE);
+    SL_TRY(count_kind(sc, GEOM_FLUID, &out->fluid, err));
+    SL_TRY(count_kind(sc, GEOM_TANK, &out->wall, err));
+    SL_TRY(count_kind(sc, GEOM_OBSTACLE, &out->obstacle, err));
     out->total = out->fluid + out->wall + out->obstacle;
     if (out->fluid == 0)
         return sl_fail(err, SL_ERR_INPUT, "%s: key 'geometry': no fluid particle fits the fluid boxes at "
@@ -143,8 +183,10 @@ int scene_build_particles(const scene *sc, particles *p, sl_err *err)
     static const enum geom_kind order[3] = {GEOM_FLUID, GEOM_TANK, GEOM_OBSTACLE};
     for (int o = 0; o < 3; ++o)
         for (int k = 0; k < sc->ngeom; ++k)
-            if (sc->geom[k].kind == order[o])
-                walk_item(sc, &sc->geom[k], &em);
+            if (sc->geom[k].kind == order[o] && (rc = visit_item(sc, &sc->geom[k], &em, err)) != SL_OK) {
+                particles_free(p);
+                return rc;
+            }
     return SL_OK;
 }
 

@@ -26,7 +26,7 @@ __global__ void k_longest_row(const int32_t *count, size_t n, int32_t *longest)
         atomicMax(longest, most);
 }
 
-int launch(const mg_args &m, sl_err *err)
+int launch(const mg_args &m, cudaStream_t stream, sl_err *err)
 {
     const int64_t n = mg_range(&m);
     if (n <= 0)
@@ -35,7 +35,7 @@ int launch(const mg_args &m, sl_err *err)
     switch (m.kind) {
 #define MG_LAUNCH(K)                                                                                \
     case K:                                                                                         \
-        k_mg<K><<<blocks, GPU_THREADS>>>(m, n);                                                     \
+        k_mg<K><<<blocks, GPU_THREADS, 0, stream>>>(m, n);                                          \
         break;
         MG_LAUNCH(MG_FINE_PRODUCT)
         MG_LAUNCH(MG_FINE_SMOOTH)
@@ -55,7 +55,10 @@ int launch(const mg_args &m, sl_err *err)
     default:
         return gpu_fail_input(err, "multigrid: unknown loop kind %d", m.kind);
     }
-    GPU_LAUNCHED("k_mg", err);
+    if (stream) /* capturing: no synchronisation allowed, and the launch is only recorded */
+        GPU_TRY(cudaGetLastError(), err);
+    else
+        GPU_LAUNCHED("k_mg", err);
     return SL_OK;
 }
 
@@ -93,12 +96,81 @@ int cuda_mg_run(sim *s, mg_args *m, int diag, int in, int out, int work)
     m->cell = st->cell;
     m->cell_start = st->cell_start;
     sl_err err;
-    cuda_timer_start(s);
-    int rc = launch(*m, &err);
-    cuda_timer_stop(s, mg_kind_label(m->kind), NULL);
+    int rc;
+    if (st->mg_capturing) {
+        rc = launch(*m, st->mg_stream, &err);
+    } else {
+        cuda_timer_start(s);
+        rc = launch(*m, 0, &err);
+        cuda_timer_stop(s, mg_kind_label(m->kind), NULL);
+    }
     if (rc)
         cuda_remember_error(s, &err);
     return rc;
+}
+
+/* Captures record's launches on a stream of their own into a graph (the stream does not
+ * synchronise with the legacy default stream, as capture requires; nothing runs while capturing). */
+int capture(sim *s, cuda_sim *st, int (*record)(sim *s, void *ctx), void *ctx, cudaGraphExec_t *exec, sl_err *err)
+{
+    if (!st->mg_stream)
+        GPU_TRY(cudaStreamCreateWithFlags(&st->mg_stream, cudaStreamNonBlocking), err);
+    GPU_TRY(cudaStreamBeginCapture(st->mg_stream, cudaStreamCaptureModeThreadLocal), err);
+    st->mg_capturing = 1;
+    int rc = record(s, ctx);
+    st->mg_capturing = 0;
+    cudaGraph_t graph = NULL;
+    cudaError_t e = cudaStreamEndCapture(st->mg_stream, &graph);
+    if (rc) {
+        if (graph)
+            cudaGraphDestroy(graph);
+        return rc;
+    }
+    if (e != cudaSuccess)
+        return gpu_fail(err, "cudaStreamEndCapture of the multigrid cycle", e);
+    e = cudaGraphInstantiate(exec, graph, 0);
+    cudaGraphDestroy(graph);
+    if (e != cudaSuccess)
+        return gpu_fail(err, "cudaGraphInstantiate of the multigrid cycle", e);
+    return SL_OK;
+}
+
+int cuda_mg_replay(sim *s, const void *key, long generation, int (*record)(sim *s, void *ctx), void *ctx)
+{
+    cuda_sim *st = state_of(s);
+    if (st->last_error[0])
+        return SL_ERR_RUNTIME;
+    if (st->mg_graph_off)
+        return record(s, ctx);
+    sl_err err;
+    if (!st->mg_graph || st->mg_graph_key != key || st->mg_graph_generation != generation) {
+        if (st->mg_graph)
+            cudaGraphExecDestroy(st->mg_graph);
+        st->mg_graph = NULL;
+        cudaGraphExec_t exec = NULL;
+        if (capture(s, st, record, ctx, &exec, &err)) {
+            if (st->last_error[0]) /* a launch failed: a real error */
+                return SL_ERR_RUNTIME;
+            /* graphs unavailable here: say so once and run the loops one by one from now on */
+            if (!s->quiet)
+                fprintf(stderr, "sluice: multigrid: %s; the cell levels run without a graph\n", err.msg);
+            st->mg_graph_off = 1;
+            return record(s, ctx);
+        }
+        st->mg_graph = exec;
+        st->mg_graph_key = key;
+        st->mg_graph_generation = generation;
+    }
+    st->host_current = 0;
+    cuda_timer_start(s);
+    cudaError_t e = cudaGraphLaunch(st->mg_graph, 0);
+    cuda_timer_stop(s, "mg.levels", "graph");
+    if (e != cudaSuccess) {
+        gpu_fail(&err, "cudaGraphLaunch of the multigrid cycle", e);
+        cuda_remember_error(s, &err);
+        return SL_ERR_RUNTIME;
+    }
+    return SL_OK;
 }
 
 int longest_row(cuda_sim *st, const sparse_ell *A, size_t n, int32_t *longest, sl_err *err)
@@ -133,4 +205,5 @@ extern "C" const backend_mg_hooks cuda_mg_hooks = {
     cuda_mg_free,
     cuda_mg_run,
     cuda_mg_longest_row,
+    cuda_mg_replay,
 };

@@ -49,6 +49,12 @@ typedef struct cuda_sim {
     int32_t *cell_start;     /* ncells + 2 */
     int32_t *counters;       /* [0] particles inside, [1] most particles in a cell */
     int32_t *mg_longest;     /* the multigrid's longest assembled row (cuda_multigrid.cu) */
+    cudaStream_t mg_stream;  /* where the multigrid's cell-level loops are captured into a graph */
+    cudaGraphExec_t mg_graph;
+    const void *mg_graph_key;
+    long mg_graph_generation;
+    int mg_capturing;        /* launches go to mg_stream, untimed */
+    int mg_graph_off;        /* capture failed once: run the loops directly */
     gpu_scratch scratch;
     int host_current;        /* the host arrays hold the device state */
     int max_per_cell;

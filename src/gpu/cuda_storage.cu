@@ -164,6 +164,10 @@ void cuda_release(sim *s)
     cudaFree(st->cell_start);
     cudaFree(st->counters);
     cudaFree(st->mg_longest);
+    if (st->mg_graph)
+        cudaGraphExecDestroy(st->mg_graph);
+    if (st->mg_stream)
+        cudaStreamDestroy(st->mg_stream);
     gpu_scratch_free(&st->scratch);
     cudaEventDestroy(st->ev_start);
     cudaEventDestroy(st->ev_stop);

@@ -229,6 +229,19 @@ static void bins_range(const probe_bins *b, const double x[3], double r, int dim
     }
 }
 
+/* Runs the statements (a block) with `e` the index of each particle binned in [lo, hi] (every
+ * axis); `continue` goes on to the next particle. */
+#define BINS_FOR_EACH(b, lo, hi, e, ...)                                                            \
+    for (int64_t bk_ = (lo)[2]; bk_ <= (hi)[2]; ++bk_)                                              \
+        for (int64_t bj_ = (lo)[1]; bj_ <= (hi)[1]; ++bj_)                                          \
+            for (int64_t bi_ = (lo)[0]; bi_ <= (hi)[0]; ++bi_) {                                    \
+                int64_t bc_ = bi_ + (b)->n[0] * (bj_ + (b)->n[1] * bk_);                            \
+                for (int32_t bm_ = (b)->start[bc_]; bm_ < (b)->start[bc_ + 1]; ++bm_) {             \
+                    int32_t e = (b)->idx[bm_];                                                      \
+                    __VA_ARGS__                                                                     \
+                }                                                                                   \
+            }
+
 /* ---- pressure sensors ----------------------------------------------------------------------- */
 
 /* Shepard sums of the fluid particles around q: sw = sum W V, swp = sum W V p. */
@@ -242,19 +255,13 @@ static void sensor_sums(const sim *s, const probe_bins *b, const double q[3], do
     int64_t lo[3], hi[3];
     bins_range(b, q, 2.0 * h, dim, lo, hi);
     *sw = *swp = 0.0;
-    for (int64_t k = lo[2]; k <= hi[2]; ++k)
-        for (int64_t j = lo[1]; j <= hi[1]; ++j)
-            for (int64_t i = lo[0]; i <= hi[0]; ++i) {
-                int64_t c = i + b->n[0] * (j + b->n[1] * k);
-                for (int32_t m = b->start[c]; m < b->start[c + 1]; ++m) {
-                    int32_t e = b->idx[m];
-                    if (p->type[e] != PT_FLUID)
-                        continue;
-                    probe_pressure_add(sc->kernel, norm, inv_h, r2, (real)(q[0] - p->f[PF_X][e]),
-                                       (real)(q[1] - p->f[PF_Y][e]), dim == 3 ? (real)(q[2] - p->f[PF_Z][e]) : R(0.0),
-                                       s->P.mass, p->f[PF_RHO][e], p->f[PF_P][e], sw, swp);
-                }
-            }
+    BINS_FOR_EACH(b, lo, hi, e, {
+        if (p->type[e] != PT_FLUID)
+            continue;
+        probe_pressure_add(sc->kernel, norm, inv_h, r2, (real)(q[0] - p->f[PF_X][e]),
+                           (real)(q[1] - p->f[PF_Y][e]), dim == 3 ? (real)(q[2] - p->f[PF_Z][e]) : R(0.0),
+                           s->P.mass, p->f[PF_RHO][e], p->f[PF_P][e], sw, swp);
+    });
 }
 
 /* ---- level gauges ----------------------------------------------------------------------------- */
@@ -288,33 +295,27 @@ static int gauge_level(const sim *s, const probe_bins *b, const double at[2], co
     hi[up] = b->n[up] - 1;
     size_t n = 0;
     double ztop = -INFINITY, zlow = INFINITY;
-    for (int64_t k = lo[2]; k <= hi[2]; ++k)
-        for (int64_t j = lo[1]; j <= hi[1]; ++j)
-            for (int64_t i = lo[0]; i <= hi[0]; ++i) {
-                int64_t c = i + b->n[0] * (j + b->n[1] * k);
-                for (int32_t m = b->start[c]; m < b->start[c + 1]; ++m) {
-                    int32_t e = b->idx[m];
-                    double dx = at[0] - p->f[PF_X][e], dy = dim == 3 ? at[1] - p->f[PF_Y][e] : 0.0;
-                    double r2 = dx * dx + dy * dy, rho = p->f[PF_RHO][e];
-                    int fluid = p->type[e] == PT_FLUID;
-                    if (!(r2 < support * support) || (fluid && !(rho > 0)))
-                        continue;
-                    if (n == *cap) {
-                        size_t nc = *cap ? 2 * *cap : 1024;
-                        column_particle *nb = realloc(*buf, nc * sizeof *nb);
-                        if (!nb)
-                            return -1;
-                        *buf = nb;
-                        *cap = nc;
-                    }
-                    double z = p->f[up == 2 ? PF_Z : PF_Y][e];
-                    (*buf)[n++] = (column_particle){z, r2, fluid ? (double)s->P.mass / rho : solid_vol, fluid};
-                    if (fluid) {
-                        ztop = fmax(ztop, z);
-                        zlow = fmin(zlow, z);
-                    }
-                }
-            }
+    BINS_FOR_EACH(b, lo, hi, e, {
+        double dx = at[0] - p->f[PF_X][e], dy = dim == 3 ? at[1] - p->f[PF_Y][e] : 0.0;
+        double r2 = dx * dx + dy * dy, rho = p->f[PF_RHO][e];
+        int fluid = p->type[e] == PT_FLUID;
+        if (!(r2 < support * support) || (fluid && !(rho > 0)))
+            continue;
+        if (n == *cap) {
+            size_t nc = *cap ? 2 * *cap : 1024;
+            column_particle *nb = realloc(*buf, nc * sizeof *nb);
+            if (!nb)
+                return -1;
+            *buf = nb;
+            *cap = nc;
+        }
+        double z = p->f[up == 2 ? PF_Z : PF_Y][e];
+        (*buf)[n++] = (column_particle){z, r2, fluid ? (double)s->P.mass / rho : solid_vol, fluid};
+        if (fluid) {
+            ztop = fmax(ztop, z);
+            zlow = fmin(zlow, z);
+        }
+    });
     if (!(ztop >= zlow))
         return 0; /* no fluid near the vertical: dry */
     double ds = 0.25 * dp, zstart = ztop + support;

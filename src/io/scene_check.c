@@ -99,7 +99,7 @@ static void item_extent(const scene *sc, const scene_geom *g, double *lo, double
         lo[d] = g->min[d];
         hi[d] = g->max[d];
     }
-    if (g->kind != GEOM_TANK)
+    if (g->kind != GEOM_TANK || g->shape == SHAPE_PLANE) /* a plane's box is the domain */
         return;
     double w = g->layers * sc->dp;
     for (int d = 0; d < sc->dim; ++d) {
@@ -144,6 +144,13 @@ int sk_check_geometry(sk_ctx *c)
         item_extent(sc, a, alo, ahi);
         snprintf(key, sizeof key, "geometry[%d]", i);
         box_text(alo, ahi, dim, box, sizeof box);
+
+        /* mDBC mirrors the fluid through box faces (boundary/mdbc.c) */
+        if (sc->boundary == WALL_MODEL_MDBC && a->kind != GEOM_FLUID && a->shape != SHAPE_BOX)
+            return sk_fail(c, a->line, key,
+                           "numerics.boundary = \"mdbc\" mirrors the fluid through box faces only, and this %s is "
+                           "not a box (accepted: box tanks and obstacles with mdbc, or numerics.boundary = \"dbc\")",
+                           kname);
 
         if (a->kind == GEOM_FLUID)
             for (int d = 0; d < dim; ++d)
@@ -197,6 +204,8 @@ int sk_check_geometry(sk_ctx *c)
 
         for (int j = 0; j < i; ++j) {
             const scene_geom *b = &sc->geom[j];
+            if (a->shape == SHAPE_PLANE || b->shape == SHAPE_PLANE) /* its box is the whole domain */
+                continue;
             int fluid_pair = (a->kind == GEOM_FLUID && b->kind != GEOM_TANK) ||
                              (a->kind == GEOM_OBSTACLE && b->kind == GEOM_FLUID);
             int tank_pair = a->kind == GEOM_TANK && b->kind == GEOM_TANK;

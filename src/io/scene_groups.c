@@ -2,6 +2,9 @@
  * (unknown keys and groups, with where they belong), required keys, and the keys in table order. */
 #include "scene_keys.h"
 
+#include "geometry/shapes.h"
+
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +126,198 @@ int sk_read_group(sk_ctx *c, const group_desc *gd, const config_setting_t *g, vo
     return SL_OK;
 }
 
+/* ---- shapes ------------------------------------------------------------------------------- */
+
+#define SH(shape) (1u << (shape))
+#define SH_PLACED (SH(SHAPE_MESH) | SH(SHAPE_CYLINDER) | SH(SHAPE_SPHERE) | SH(SHAPE_WEDGE) | SH(SHAPE_PLANE))
+
+/* The geometry keys that only some shapes take (`takes`), those some require (`needs`), and those
+ * only 3D takes; keys not listed here go with every shape. */
+static const struct shape_key {
+    const char *name;
+    unsigned takes, needs;
+    int only_3d;
+} shape_keys[] = {
+    {"min", SH(SHAPE_BOX) | SH(SHAPE_WEDGE), SH(SHAPE_BOX) | SH(SHAPE_WEDGE), 0},
+    {"max", SH(SHAPE_BOX) | SH(SHAPE_WEDGE), SH(SHAPE_BOX) | SH(SHAPE_WEDGE), 0},
+    {"mesh", SH(SHAPE_MESH), SH(SHAPE_MESH), 1},
+    {"center", SH(SHAPE_CYLINDER) | SH(SHAPE_SPHERE), SH(SHAPE_CYLINDER) | SH(SHAPE_SPHERE), 0},
+    {"radius", SH(SHAPE_CYLINDER) | SH(SHAPE_SPHERE), SH(SHAPE_CYLINDER) | SH(SHAPE_SPHERE), 0},
+    {"axis", SH(SHAPE_CYLINDER), 0, 1},
+    {"length", SH(SHAPE_CYLINDER), SH(SHAPE_CYLINDER), 1},
+    {"slope", SH(SHAPE_WEDGE), 0, 0},
+    {"point", SH(SHAPE_PLANE), SH(SHAPE_PLANE), 0},
+    {"normal", SH(SHAPE_PLANE), SH(SHAPE_PLANE), 0},
+    {"closed_top", ~SH(SHAPE_PLANE), 0, 0},
+    {"scale", SH_PLACED, 0, 0},
+    {"rotate", SH_PLACED, 0, 0},
+    {"translate", SH_PLACED, 0, 0},
+};
+
+static const struct shape_key *shape_key_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof shape_keys / sizeof shape_keys[0]; ++i)
+        if (strcmp(shape_keys[i].name, name) == 0)
+            return &shape_keys[i];
+    return NULL;
+}
+
+static void shapes_text(const char *const *names, unsigned shapes, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (int i = 0; names[i]; ++i) {
+        if (!(shapes & (1u << i)))
+            continue;
+        if (buf[0])
+            sk_append(buf, n, ", ");
+        sk_append(buf, n, names[i]);
+    }
+}
+
+/* A vector of `dim` numbers, not all 0, made a unit vector (an axis or a normal). */
+static int unit_vector(sk_ctx *c, const config_setting_t *s, double *v, const char *key, const char *what)
+{
+    double n2 = 0;
+    for (int d = 0; d < c->sc->dim; ++d)
+        n2 += v[d] * v[d];
+    if (!(n2 > 0) || !isfinite(n2))
+        return sk_fail(c, sk_line_of(s), key, "has no direction (accepted: %s, numbers not all 0)", what);
+    for (int d = 0; d < 3; ++d)
+        v[d] = d < c->sc->dim ? v[d] / sqrt(n2) : 0.0;
+    return SL_OK;
+}
+
+/* The keys that do not fit a table row: `axis` as a name, `rotate` as one number in 2D. */
+static int read_special(sk_ctx *c, const scene_key *k, const config_setting_t *s, scene_geom *g, const char *key,
+                        int *done)
+{
+    *done = 0;
+    if (strcmp(k->name, "axis") == 0 && config_setting_type(s) == CONFIG_TYPE_STRING) {
+        static const char *const axes[] = {"x", "y", "z", NULL};
+        const char *str = config_setting_get_string(s);
+        int a = -1;
+        for (int i = 0; axes[i] && str; ++i)
+            if (strcmp(axes[i], str) == 0)
+                a = i;
+        if (a < 0) {
+            char val[160];
+            sk_fmt_string(str ? str : "", val, sizeof val);
+            return sk_fail(c, sk_line_of(s), key, "%s is not an axis (accepted: \"x\", \"y\", \"z\" or a vector "
+                           "[x, y, z], not all 0)", val);
+        }
+        for (int d = 0; d < 3; ++d)
+            g->axis[d] = d == a;
+        *done = 1;
+    } else if (strcmp(k->name, "rotate") == 0 && c->sc->dim == 2) {
+        scene_key one = *k; /* one angle, about z */
+        one.type = KT_REAL;
+        one.offset = G(rotate[2]);
+        one.lo = -360;
+        one.hi = 360;
+        one.flags = 0;
+        SL_TRY(sk_read_key(c, &one, s, g, key));
+        *done = 1;
+    }
+    return SL_OK;
+}
+
+/* The keys of one geometry item of `kind` and `shape`, in table order: sk_read_group's work, with
+ * the keys each shape takes and requires. */
+static int read_item(sk_ctx *c, const group_desc *gd, const config_setting_t *item, scene_geom *g,
+                     const char *prefix, int kind)
+{
+    char key[160], acc[512], shapes[128];
+    const char *const *shape_names = NULL;
+    for (int j = 0; j < gd->nkeys; ++j)
+        if (strcmp(gd->keys[j].name, "shape") == 0)
+            shape_names = gd->keys[j].names;
+    SL_TRY(check_names(c, gd, item, prefix, kind));
+    int n = config_setting_length(item);
+    for (int i = 0; i < n; ++i) { /* keys of other shapes, or of 3D only */
+        const config_setting_t *m = config_setting_get_elem(item, (unsigned)i);
+        const struct shape_key *sk = shape_key_of(config_setting_name(m));
+        if (!sk)
+            continue;
+        snprintf(key, sizeof key, "%s.%s", prefix, sk->name);
+        if (!(sk->takes & SH(g->shape))) {
+            shapes_text(shape_names, sk->takes, shapes, sizeof shapes);
+            return sk_fail(c, sk_line_of(m), key, "not used by a %s item (accepted: only with shape %s)",
+                           shape_names[g->shape], shapes);
+        }
+        if (sk->only_3d && c->sc->dim != 3)
+            return sk_fail(c, sk_line_of(m), key, "not used in 2D (accepted: only with simulation.dimension = 3; %s)",
+                           g->shape == SHAPE_MESH ? "STL meshes are 3D" : "in 2D a cylinder is a disc: center, radius");
+    }
+    for (int j = 0; j < gd->nkeys; ++j) {
+        const scene_key *k = &gd->keys[j];
+        if (!(k->kinds & GK(kind)))
+            continue;
+        const struct shape_key *sk = shape_key_of(k->name);
+        if (sk && !(sk->takes & SH(g->shape)))
+            continue;
+        snprintf(key, sizeof key, "%s.%s", prefix, k->name);
+        const config_setting_t *s = config_setting_get_member(item, k->name);
+        if (s) {
+            int done;
+            SL_TRY(read_special(c, k, s, g, key, &done));
+            if (!done)
+                SL_TRY(sk_read_key(c, k, s, g, key));
+        } else if ((k->flags & KF_REQUIRED) || (sk && (sk->needs & SH(g->shape)) && !(sk->only_3d && c->sc->dim != 3))) {
+            sk_describe_accepted(c, k, acc, sizeof acc);
+            return sk_fail(c, sk_line_of(item), key, "required key is missing (accepted: %s)", acc);
+        }
+    }
+    return SL_OK;
+}
+
+/* What a non-box item needs beyond its keys: a plane is a wall; directions; its bounding box (which
+ * reads and checks a mesh) into g->min..max. */
+static int finish_shape(sk_ctx *c, const config_setting_t *item, scene_geom *g, const char *prefix)
+{
+    char key[160], acc[160];
+    const config_setting_t *s;
+    if (g->shape == SHAPE_PLANE && g->kind == GEOM_FLUID) {
+        snprintf(key, sizeof key, "%s.shape", prefix);
+        return sk_fail(c, sk_line_of(config_setting_get_member(item, "shape")), key,
+                       "a plane is a wall, not a fluid volume (accepted: a plane in tank or obstacle items)");
+    }
+    if (g->shape == SHAPE_WEDGE && c->sc->dim == 2 && g->slope >= SLOPE_PLUS_Y) {
+        snprintf(key, sizeof key, "%s.slope", prefix);
+        return sk_fail(c, sk_line_of(config_setting_get_member(item, "slope")), key,
+                       "in 2D a wedge slopes along x (accepted: \"+x\", \"-x\")");
+    }
+    if (g->shape == SHAPE_CYLINDER && c->sc->dim == 3) {
+        snprintf(key, sizeof key, "%s.axis", prefix);
+        s = config_setting_get_member(item, "axis");
+        SL_TRY(unit_vector(c, s ? s : item, g->axis, key, "\"x\", \"y\", \"z\" or a vector [x, y, z]"));
+    }
+    if (g->shape == SHAPE_PLANE) {
+        snprintf(key, sizeof key, "%s.normal", prefix);
+        snprintf(acc, sizeof acc, "%s pointing to the fluid side", c->sc->dim == 3 ? "[nx, ny, nz]" : "[nx, ny]");
+        SL_TRY(unit_vector(c, config_setting_get_member(item, "normal"), g->normal, key, acc));
+    }
+    sl_err err;
+    double lo[3], hi[3];
+    if (shape_bounds(c->sc, g, lo, hi, &err) != SL_OK) {
+        const char *name = g->shape == SHAPE_MESH ? "mesh" : "shape";
+        s = config_setting_get_member(item, name);
+        snprintf(key, sizeof key, "%s.%s", prefix, name);
+        if (g->shape == SHAPE_MESH && strstr(err.msg, "(accepted:"))
+            return sk_fail(c, sk_line_of(s ? s : item), key, "%s", err.msg);
+        return sk_fail(c, sk_line_of(s ? s : item), key, "%s (accepted: %s)", err.msg,
+                       g->shape == SHAPE_MESH ? "a readable binary or ASCII STL file of a closed mesh"
+                                              : "a plane in a scene with simulation.domain_min and domain_max");
+    }
+    for (int d = 0; d < 3; ++d) {
+        if (!isfinite(lo[d]) || !isfinite(hi[d]) || fabs(lo[d]) > 1e15 || fabs(hi[d]) > 1e15)
+            return sk_fail(c, g->line, prefix, "the shape reaches beyond 1e15 m (accepted: shapes within 1e15 m of "
+                           "the origin)");
+        g->min[d] = d < c->sc->dim ? lo[d] : 0.0;
+        g->max[d] = d < c->sc->dim ? hi[d] : 0.0;
+    }
+    return SL_OK;
+}
+
 /* The geometry list into sc->geom (freed by the caller on failure). */
 int sk_read_items(sk_ctx *c, const group_desc *gd, const config_setting_t *list)
 {
@@ -147,7 +342,7 @@ int sk_read_items(sk_ctx *c, const group_desc *gd, const config_setting_t *list)
         return sl_fail(c->err, SL_ERR_RUNTIME, "%s: out of memory", c->name);
     sc->ngeom = n;
     int nfluid = 0;
-    const scene_key *type_key = find_key(gd, "type");
+    const scene_key *type_key = find_key(gd, "type"), *shape_key = find_key(gd, "shape");
     for (int i = 0; i < n; ++i) {
         const config_setting_t *item = config_setting_get_elem(list, (unsigned)i);
         scene_geom *g = &sc->geom[i];
@@ -170,7 +365,18 @@ int sk_read_items(sk_ctx *c, const group_desc *gd, const config_setting_t *list)
             return sk_fail(c, g->line, key, "required key is missing (accepted: %s)", acc);
         }
         SL_TRY(sk_read_key(c, type_key, ts, g, key));
-        SL_TRY(sk_read_group(c, gd, item, g, prefix, (int)g->kind));
+        const config_setting_t *ss = config_setting_get_member(item, "shape");
+        snprintf(key, sizeof key, "%s.shape", prefix);
+        if (ss)
+            SL_TRY(sk_read_key(c, shape_key, ss, g, key));
+        else if (config_setting_get_member(item, "mesh"))
+            g->shape = SHAPE_MESH;
+        SL_TRY(read_item(c, gd, item, g, prefix, (int)g->kind));
+        if (g->shape != SHAPE_BOX && g->shape != SHAPE_WEDGE) {
+            SL_TRY(finish_shape(c, item, g, prefix));
+            nfluid += g->kind == GEOM_FLUID;
+            continue;
+        }
         for (int d = 0; d < sc->dim; ++d)
             if (!(g->max[d] > g->min[d])) {
                 snprintf(key, sizeof key, "%s.max", prefix);
@@ -180,6 +386,11 @@ int sk_read_items(sk_ctx *c, const group_desc *gd, const config_setting_t *list)
                                sk_axis_name(d), sk_fmt_num(g->max[d], a, sizeof a), sk_axis_name(d),
                                sk_fmt_num(g->min[d], b, sizeof b));
             }
+        if (g->shape == SHAPE_WEDGE) {
+            memcpy(g->wedge_min, g->min, sizeof g->wedge_min);
+            memcpy(g->wedge_max, g->max, sizeof g->wedge_max);
+            SL_TRY(finish_shape(c, item, g, prefix)); /* g->min..max: the placed wedge's box */
+        }
         nfluid += g->kind == GEOM_FLUID;
     }
     if (nfluid == 0)

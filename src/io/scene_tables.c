@@ -15,6 +15,7 @@ _Static_assert(sizeof(enum integrator_kind) == sizeof(int), "enum integrator_kin
 _Static_assert(sizeof(enum viscosity_kind) == sizeof(int), "enum viscosity_kind is stored as an int");
 _Static_assert(sizeof(enum diffusion_kind) == sizeof(int), "enum diffusion_kind is stored as an int");
 _Static_assert(sizeof(enum geom_kind) == sizeof(int), "enum geom_kind is stored as an int");
+_Static_assert(sizeof(enum geom_shape) == sizeof(int), "enum geom_shape is stored as an int");
 _Static_assert(sizeof(enum viz_field_kind) == sizeof(int), "enum viz_field_kind is stored as an int");
 _Static_assert(sizeof(enum viz_colormap_kind) == sizeof(int), "enum viz_colormap_kind is stored as an int");
 _Static_assert(sizeof(enum viz_walls_kind) == sizeof(int), "enum viz_walls_kind is stored as an int");
@@ -27,6 +28,8 @@ static const char *const integrator_names[] = {"symplectic", "verlet", NULL};
 static const char *const viscosity_names[] = {"artificial", "laminar", NULL};
 static const char *const diffusion_names[] = {"fourtakas", "molteni", NULL};
 const char *const sk_geom_names[] = {"fluid", "tank", "obstacle", NULL};
+static const char *const shape_names[] = {"box", "mesh", "cylinder", "sphere", "wedge", "plane", NULL};
+static const char *const slope_names[] = {"+x", "-x", "+y", "-y", NULL};
 static const char *const gpu_sort_names[] = {"counting", "radix", NULL};
 static const char *const gpu_strategy_names[] = {"auto", "par-part", "par-cell", "par-cell-sm", "x-pencil",
                                                     "par-part-compact", "par-part-sym", NULL};
@@ -102,14 +105,41 @@ static const scene_key numerics_keys[] = {
      .doc = "WCSPH walls: dbc (dynamic boundary particles) or mdbc (modified DBC, English et al. 2022)"},
 };
 
-/* `type` first: it decides which other keys an item takes. */
+/* `type` first, then `shape`: they decide which other keys an item takes (the shapes' keys and the
+ * ones each shape requires: scene_groups.c). */
 static const scene_key geometry_keys[] = {
     {.name = "type", .type = KT_ENUM, .offset = G(kind), .names = sk_geom_names, .flags = KF_REQUIRED,
-     .units = "", .doc = "what the box is", .kinds = GK_ALL},
-    {.name = "min", .type = KT_VEC, .offset = G(min), .hi = NO_LIMIT, .flags = KF_REQUIRED, .units = "m",
-     .doc = "lower corner (of the inner box, for a tank)", .kinds = GK_ALL},
-    {.name = "max", .type = KT_VEC, .offset = G(max), .hi = NO_LIMIT, .flags = KF_REQUIRED, .units = "m",
-     .doc = "upper corner (of the inner box, for a tank)", .kinds = GK_ALL},
+     .units = "", .doc = "what the item is", .kinds = GK_ALL},
+    {.name = "shape", .type = KT_ENUM, .offset = G(shape), .names = shape_names, .def = {SHAPE_BOX}, .units = "",
+     .doc = "the item's shape (\"mesh\" when only `mesh` is given)", .kinds = GK_ALL},
+    {.name = "min", .type = KT_VEC, .offset = G(min), .hi = NO_LIMIT, .units = "m",
+     .doc = "box, wedge (required): lower corner (of the inner box, for a tank)", .kinds = GK_ALL},
+    {.name = "max", .type = KT_VEC, .offset = G(max), .hi = NO_LIMIT, .units = "m",
+     .doc = "box, wedge (required): upper corner (of the inner box, for a tank)", .kinds = GK_ALL},
+    {.name = "mesh", .type = KT_STRING, .offset = G(mesh), .size = SCENE_MESH_PATH_MAX, .flags = KF_NONEMPTY,
+     .units = "", .doc = "mesh (3D): binary or ASCII STL file, relative to the scene file's folder", .kinds = GK_ALL},
+    {.name = "center", .type = KT_VEC, .offset = G(center), .hi = NO_LIMIT, .units = "m",
+     .doc = "cylinder, sphere (required): the centre", .kinds = GK_ALL},
+    {.name = "radius", .type = KT_REAL, .offset = G(radius), .lo = 0, .hi = 1e6, .flags = KF_LO_OPEN, .units = "m",
+     .doc = "cylinder, sphere (required): the radius", .kinds = GK_ALL},
+    {.name = "axis", .type = KT_VEC, .offset = G(axis), .hi = NO_LIMIT, .def = {0.0, 0.0, 1.0}, .units = "",
+     .doc = "cylinder (3D): \"x\", \"y\", \"z\" or a vector, not all 0", .kinds = GK_ALL},
+    {.name = "length", .type = KT_REAL, .offset = G(length), .lo = 0, .hi = 1e6, .flags = KF_LO_OPEN, .units = "m",
+     .doc = "cylinder (3D, required): the length along its axis", .kinds = GK_ALL},
+    {.name = "slope", .type = KT_ENUM, .offset = G(slope), .names = slope_names, .def = {SLOPE_PLUS_X}, .units = "",
+     .doc = "wedge: the side its sloped face falls towards (+y, -y in 3D only)", .kinds = GK_ALL},
+    {.name = "point", .type = KT_VEC, .offset = G(point), .hi = NO_LIMIT, .units = "m",
+     .doc = "plane (required): a point on it", .kinds = GK(GEOM_TANK) | GK(GEOM_OBSTACLE)},
+    {.name = "normal", .type = KT_VEC, .offset = G(normal), .hi = NO_LIMIT, .units = "",
+     .doc = "plane (required): its normal, pointing to the fluid side, not all 0",
+     .kinds = GK(GEOM_TANK) | GK(GEOM_OBSTACLE)},
+    {.name = "scale", .type = KT_REAL, .offset = G(scale), .lo = 0, .hi = 1e6, .flags = KF_LO_OPEN, .def = {1.0},
+     .units = "", .doc = "all but box: uniform scale, applied first", .kinds = GK_ALL},
+    {.name = "rotate", .type = KT_VEC, .offset = G(rotate), .hi = 360, .flags = KF_ABS, .units = "degrees",
+     .doc = "all but box: rotation about x, then y, then z (2D: one number, about z), applied second",
+     .kinds = GK_ALL},
+    {.name = "translate", .type = KT_VEC, .offset = G(translate), .hi = NO_LIMIT, .units = "m",
+     .doc = "all but box: translation, applied last", .kinds = GK_ALL},
     {.name = "layers", .type = KT_INT, .offset = G(layers), .lo = 1, .hi = 8, .def = {3}, .units = "",
      .doc = "layers of wall particles", .kinds = GK(GEOM_TANK) | GK(GEOM_OBSTACLE)},
     {.name = "closed_top", .type = KT_BOOL, .offset = G(closed_top), .def = {0}, .units = "",
@@ -212,7 +242,7 @@ const group_desc sk_groups[] = {
     {"fluid", fluid_keys, NKEYS(fluid_keys), 0, 0, "the fluid's properties", NULL, 0},
     {"numerics", numerics_keys, NKEYS(numerics_keys), 0, 0, "the discretisation", NULL, 0},
     {"mps", mps_scene_keys, MPS_SCENE_KEY_COUNT, 0, 0, "MPS and explicit MPS (methods mps, emps)", NULL, 0},
-    {"geometry", geometry_keys, NKEYS(geometry_keys), 1, 1, "boxes of fluid, tanks and obstacles", NULL, 0},
+    {"geometry", geometry_keys, NKEYS(geometry_keys), 1, 1, "fluid, tanks and obstacles: boxes, meshes and other shapes", NULL, 0},
     {"output", output_keys, NKEYS(output_keys), 0, 0, "snapshots", NULL, 0},
     {"gpu", gpu_keys, NKEYS(gpu_keys), 0, 0, "the CUDA backend", NULL, 0},
     {"viewer", viewer_keys, NKEYS(viewer_keys), 0, 0, "the live viewer and offscreen frames", sk_viewer_after, 0},

@@ -131,6 +131,7 @@ static int alloc_levels(sim *s, multigrid *mg, sl_err *err)
         g.t = g.x ? h->alloc(s, nc * sizeof(real), err) : NULL;
         mg->level[l] = g;
         mg->nlevels = l + 1;
+        mg->generation++;
         if (!g.t) {
             free_levels(s, mg);
             return SL_ERR_RUNTIME;
@@ -211,6 +212,17 @@ static int cycle(sim *s, const multigrid *mg, mg_args *m, int l)
     return SL_OK;
 }
 
+typedef struct cycle_ctx {
+    const multigrid *mg;
+    mg_args *m;
+} cycle_ctx;
+
+static int record_cycle(sim *s, void *ctx)
+{
+    cycle_ctx *c = ctx;
+    return cycle(s, c->mg, c->m, 0);
+}
+
 /* Symmetric: the same Jacobi step before and after each coarse correction, and the coarsest level's
  * sweeps from zero are a polynomial in D^-1 A times D^-1; so PCG may use it. */
 int multigrid_precondition(sim *s, const cg_problem *cg)
@@ -225,8 +237,11 @@ int multigrid_precondition(sim *s, const cg_problem *cg)
     m.coarse = mg->level[0];
     int d = mg->diag, r = cg->r, z = cg->z, t = cg->q;
     int rc;
+    /* the cell levels' loops are the same at every application: the backend may replay them */
+    cycle_ctx ctx = {mg, &m};
     if ((rc = run(s, &m, MG_FINE_SMOOTH, d, r, z, -1)) || (rc = run(s, &m, MG_FINE_RESIDUAL, d, r, z, t)) ||
-        (rc = run(s, &m, MG_FINE_RESTRICT, d, -1, -1, t)) || (rc = cycle(s, mg, &m, 0)))
+        (rc = run(s, &m, MG_FINE_RESTRICT, d, -1, -1, t)) ||
+        (rc = s->be->mg->replay(s, mg, mg->generation, record_cycle, &ctx)))
         return rc;
     m.coarse = mg->level[0];
     if ((rc = run(s, &m, MG_FINE_PROLONG, d, -1, z, -1)) || (rc = run(s, &m, MG_FINE_RESIDUAL, d, r, z, t)))

@@ -32,6 +32,7 @@ typedef struct multigrid {
     /* cell levels: level[0] aggregates the particles of each neighbour cell */
     int nlevels;
     mg_grid level[MG_MAX_LEVELS];
+    long generation;       /* changes whenever the levels are allocated (backend.mg.replay's key) */
     /* statistics (the set-up's time is in the profile: phase mg.setup, `sluice bench`) */
     int widenings;         /* times rows did not fit and were assembled again */
 } multigrid;
