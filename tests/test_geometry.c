@@ -383,6 +383,18 @@ static void broken_meshes(void **state)
     assert_has(msg, "flipped.stl: triangle 5: inconsistent orientation");
     snprintf(items, sizeof items, FAR_FLUID ",\n{ type = \"obstacle\"; mesh = \"%s\"; }", tmp_path("missing.stl"));
     assert_has(refused(items, 3), "cannot read");
+    /* a mesh placed beyond the domain */
+    cube(&mesh, (double[3]){0, 0, 0}, (double[3]){1, 1, 1});
+    write_binary(tmp_path("unit.stl"), &mesh, (uint32_t)mesh.n);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "simulation = { dimension = 3; domain_min = [-1.0, -1.0, -1.0]; domain_max = [3.0, 3.0, 3.0]; };\n"
+             "numerics = { spacing = 0.05; };\ngeometry = (\n%s,\n{ type = \"obstacle\"; mesh = \"%s\"; scale = 4.0; }\n);\n",
+             FAR_FLUID, tmp_path("unit.stl"));
+    scene sc;
+    sl_err err;
+    assert_int_equal(scene_load_string(&sc, text, "domain.cfg", &err), SL_ERR_INPUT);
+    assert_has(err.msg, "domain.cfg:5: key 'geometry[1]': obstacle outside the domain: the box [0, 0, 0]..[4, 4, 4]");
 }
 
 /* ---- meshes as items ---------------------------------------------------------------------------- */

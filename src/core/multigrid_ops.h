@@ -145,7 +145,7 @@ HD static inline real mg_fine_product(const mg_args *m, int64_t i, const real *v
     real sum = m->diag[i] * v[i];
     int32_t len = m->A.count[i] < m->A.width ? m->A.count[i] : m->A.width;
     for (int32_t k = 0; k < len; ++k)
-        sum += m->A.val[k * m->A.stride + i] * v[m->A.col[k * m->A.stride + i]];
+        sum += m->A.val[sparse_ell_index(&m->A, (int32_t)i, k)] * v[m->A.col[sparse_ell_index(&m->A, (int32_t)i, k)]];
     return sum;
 }
 
@@ -183,10 +183,10 @@ HD static inline void mg_row_partials(const mg_args *m, int64_t i)
         int32_t ci = m->cell[i];
         int open = 0; /* `cur` holds a running sum not yet written */
         for (int32_t k = 0; k < len; ++k) {
-            int32_t j = m->A.col[k * stride + i];
+            int32_t j = m->A.col[sparse_ell_index(&m->A, (int32_t)i, k)];
             if (m->diag[j] == R(0.0))
                 continue; /* P has no column for j: it is not an unknown */
-            real v = m->A.val[k * stride + i];
+            real v = m->A.val[sparse_ell_index(&m->A, (int32_t)i, k)];
             int s = mg_entry_of_delta(g, m->cell[j] - ci);
             if (open && s == cur) {
                 acc += v;

@@ -175,7 +175,7 @@ int mesh_sample(const stl_mesh *m, double dp, enum sample_mode mode, int layers,
     if (first[0] > last[0] || first[1] > last[1] || first[2] > last[2])
         return SL_OK;
     int64_t nx = last[0] - first[0] + 1, ny = last[1] - first[1] + 1;
-    if (nx > PLANE_POINTS_MAX / ny)
+    if (nx > PLANE_POINTS_MAX / ny) /* distances and inside flags: 9 bytes a point */
         return sl_fail(err, SL_ERR_INPUT, "%s: a plane of the lattice would have %.3g points at spacing %g m "
                        "(accepted: at most %lld; a coarser spacing or a smaller mesh)",
                        name, (double)nx * (double)ny, dp, (long long)PLANE_POINTS_MAX);
@@ -184,10 +184,11 @@ int mesh_sample(const stl_mesh *m, double dp, enum sample_mode mode, int layers,
     size_t *order = malloc(nt * sizeof *order), *active = malloc(nt * sizeof *active);
     double *zlo = malloc(nt * sizeof *zlo);
     double *dist = mode == SAMPLE_FILL ? NULL : malloc(np * sizeof *dist);
+    unsigned char *inside = malloc(np);
     size_t cross_cap = 1024, ncross = 0;
     crossing *cross = malloc(cross_cap * sizeof *cross);
-    if (!box || !order || !active || !zlo || (mode != SAMPLE_FILL && !dist) || !cross) {
-        free(box), free(order), free(active), free(zlo), free(dist), free(cross);
+    if (!box || !order || !active || !zlo || (mode != SAMPLE_FILL && !dist) || !cross || !inside) {
+        free(box), free(order), free(active), free(zlo), free(dist), free(cross), free(inside);
         return sl_fail(err, SL_ERR_RUNTIME, "%s: out of memory sampling %zu triangles", name, nt);
     }
     for (size_t t = 0; t < nt; ++t) {
@@ -213,54 +214,34 @@ int mesh_sample(const stl_mesh *m, double dp, enum sample_mode mode, int layers,
             if (box[active[a]].hi[2] + reach >= z)
                 active[kept++] = active[a];
         nactive = kept;
-        if (dist)
-            for (size_t q = 0; q < np; ++q)
-                dist[q] = INFINITY;
         ncross = 0;
-        for (size_t a = 0; a < nactive; ++a) {
+        for (size_t a = 0; a < nactive && rc == SL_OK; ++a) {
             size_t t = active[a];
-            const double *v = m->xyz + 9 * t;
             const tri_box *b = &box[t];
-            /* crossings: rows one index beyond the box too, the edge tests decide exactly */
-            if (z >= b->lo[2] - dp && z <= b->hi[2] + dp) {
-                int64_t j0, j1;
-                lattice_range(b->lo[1], b->hi[1], dp, &j0, &j1);
-                for (int64_t j = (j0 - 1 > first[1] ? j0 - 1 : first[1]); j <= j1 + 1 && j <= last[1]; ++j) {
-                    double x;
-                    if (!row_crossing(v, lattice_at(j, dp), z, &x))
-                        continue;
-                    if (ncross == cross_cap) {
-                        crossing *grown = realloc(cross, 2 * cross_cap * sizeof *cross);
-                        if (!grown) {
-                            rc = sl_fail(err, SL_ERR_RUNTIME, "%s: out of memory sampling the mesh", name);
-                            break;
-                        }
-                        cross = grown;
-                        cross_cap *= 2;
-                    }
-                    cross[ncross++] = (crossing){j, x};
-                }
-            }
-            if (!dist)
+            /* rows one index beyond the box too: the edge tests decide exactly */
+            if (!(z >= b->lo[2] - dp && z <= b->hi[2] + dp))
                 continue;
-            int64_t i0, i1, j0, j1;
-            lattice_range(b->lo[0] - band, b->hi[0] + band, dp, &i0, &i1);
-            lattice_range(b->lo[1] - band, b->hi[1] + band, dp, &j0, &j1);
-            i0 = i0 > first[0] ? i0 : first[0];
-            i1 = i1 < last[0] ? i1 : last[0];
-            j0 = j0 > first[1] ? j0 : first[1];
-            j1 = j1 < last[1] ? j1 : last[1];
-            for (int64_t j = j0; j <= j1; ++j)
-                for (int64_t i = i0; i <= i1; ++i) {
-                    double p[3] = {lattice_at(i, dp), lattice_at(j, dp), z};
-                    double *slot = &dist[(size_t)((j - first[1]) * nx + (i - first[0]))];
-                    double d2 = dist2_triangle(p, v, v + 3, v + 6);
-                    if (d2 < *slot)
-                        *slot = d2;
+            int64_t j0, j1;
+            lattice_range(b->lo[1], b->hi[1], dp, &j0, &j1);
+            for (int64_t j = (j0 - 1 > first[1] ? j0 - 1 : first[1]); j <= j1 + 1 && j <= last[1]; ++j) {
+                double x;
+                if (!row_crossing(m->xyz + 9 * t, lattice_at(j, dp), z, &x))
+                    continue;
+                if (ncross == cross_cap) {
+                    crossing *grown = realloc(cross, 2 * cross_cap * sizeof *cross);
+                    if (!grown) {
+                        rc = sl_fail(err, SL_ERR_RUNTIME, "%s: out of memory sampling the mesh", name);
+                        break;
+                    }
+                    cross = grown;
+                    cross_cap *= 2;
                 }
+                cross[ncross++] = (crossing){j, x};
+            }
         }
         if (rc != SL_OK)
             break;
+        /* inside: an odd number of crossings past the point in +x */
         qsort(cross, ncross, sizeof *cross, cmp_crossing);
         size_t c0 = 0;
         for (int64_t j = first[1]; j <= last[1]; ++j) {
@@ -271,24 +252,62 @@ int mesh_sample(const stl_mesh *m, double dp, enum sample_mode mode, int layers,
                 ++c1;
             size_t passed = c0; /* crossings at x <= the point's */
             for (int64_t i = first[0]; i <= last[0]; ++i) {
-                double p[3] = {lattice_at(i, dp), lattice_at(j, dp), z};
-                while (passed < c1 && cross[passed].x <= p[0])
+                while (passed < c1 && cross[passed].x <= lattice_at(i, dp))
                     ++passed;
-                int inside = ((c1 - passed) & 1u) != 0;
+                inside[(size_t)((j - first[1]) * nx + (i - first[0]))] = ((c1 - passed) & 1u) != 0;
+            }
+            c0 = c1;
+        }
+        /* distances, only on the side the band keeps */
+        unsigned char want = mode != SAMPLE_BAND_OUT;
+        if (dist) {
+            for (size_t q = 0; q < np; ++q)
+                dist[q] = INFINITY;
+            for (size_t a = 0; a < nactive; ++a) {
+                size_t t = active[a];
+                const double *v = m->xyz + 9 * t;
+                const tri_box *b = &box[t];
+                /* the band's reach in this plane: a circle's radius at the plane's height off the box */
+                double dz = fmax(fmax(b->lo[2] - z, z - b->hi[2]), 0.0);
+                if (dz >= band)
+                    continue;
+                double r = sqrt(band * band - dz * dz);
+                int64_t i0, i1, j0, j1;
+                lattice_range(b->lo[0] - r, b->hi[0] + r, dp, &i0, &i1);
+                lattice_range(b->lo[1] - r, b->hi[1] + r, dp, &j0, &j1);
+                i0 = i0 > first[0] ? i0 : first[0];
+                i1 = i1 < last[0] ? i1 : last[0];
+                j0 = j0 > first[1] ? j0 : first[1];
+                j1 = j1 < last[1] ? j1 : last[1];
+                for (int64_t j = j0; j <= j1; ++j)
+                    for (int64_t i = i0; i <= i1; ++i) {
+                        size_t q = (size_t)((j - first[1]) * nx + (i - first[0]));
+                        if (inside[q] != want)
+                            continue;
+                        double p[3] = {lattice_at(i, dp), lattice_at(j, dp), z};
+                        double d2 = dist2_triangle(p, v, v + 3, v + 6);
+                        if (d2 < dist[q])
+                            dist[q] = d2;
+                    }
+            }
+        }
+        for (int64_t j = first[1]; j <= last[1]; ++j)
+            for (int64_t i = first[0]; i <= last[0]; ++i) {
+                size_t q = (size_t)((j - first[1]) * nx + (i - first[0]));
+                double p[3] = {lattice_at(i, dp), lattice_at(j, dp), z};
+                if (inside[q] != want)
+                    continue;
                 if (mode == SAMPLE_FILL) {
-                    if (inside)
-                        fn(ctx, p, 0);
+                    fn(ctx, p, 0);
                     continue;
                 }
-                double d = sqrt(dist[(size_t)((j - first[1]) * nx + (i - first[0]))]);
-                if (inside != (mode == SAMPLE_BAND_IN) || !(d < band))
+                double d = sqrt(dist[q]);
+                if (!(d < band))
                     continue;
                 int layer = (int)floor(d / dp);
                 fn(ctx, p, layer < layers ? layer : layers - 1);
             }
-            c0 = c1;
-        }
     }
-    free(box), free(order), free(active), free(zlo), free(dist), free(cross);
+    free(box), free(order), free(active), free(zlo), free(dist), free(cross), free(inside);
     return rc;
 }

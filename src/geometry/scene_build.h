@@ -19,11 +19,13 @@ int scene_count_particles(const scene *sc, scene_counts *out, sl_err *err);
 #define SCENE_PARTICLES_MAX (INT32_MAX - 1)
 
 /* Particles one geometry item would have, in floating point so that absurd sizes are caught before
- * any loop (inf when its extent overflows): the lattice points of the box, grown by the walls for a
- * tank. An upper bound of what scene_count_particles counts exactly. */
+ * any loop (inf when its extent overflows): the lattice points of the box (for other shapes, of
+ * their bounding box g->min..max, set by the loader), grown by the walls for a tank. An upper bound
+ * of what scene_count_particles counts exactly. */
 double scene_item_particles_estimate(const scene *sc, const scene_geom *g);
 
-/* Allocates and fills p: fluid boxes first, then tank walls, then obstacles, in scene order. */
+/* Allocates and fills p: fluid items first, then tank walls, then obstacles, in scene order (a mesh
+ * that cannot be read any more fails here with the mesh's message). */
 int scene_build_particles(const scene *sc, particles *p, sl_err *err);
 
 /* The box the simulation lives in: simulation.domain_min/max when given, otherwise every particle

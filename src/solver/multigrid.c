@@ -21,6 +21,15 @@ void multigrid_init(multigrid *mg, int diag_field)
     mg->diag = diag_field;
 }
 
+/* Backend memory, counted for the run summary. */
+static void *mg_alloc(sim *s, multigrid *mg, size_t bytes, sl_err *err)
+{
+    void *p = s->be->mg->alloc(s, bytes, err);
+    if (p)
+        mg->bytes += bytes;
+    return p;
+}
+
 static void free_levels(sim *s, multigrid *mg)
 {
     const backend_mg_hooks *h = s->be->mg;
@@ -58,14 +67,15 @@ void multigrid_free(sim *s, multigrid *mg)
 
 static int alloc_rows(sim *s, multigrid *mg, size_t rows, int width, sl_err *err)
 {
-    const backend_mg_hooks *h = s->be->mg;
     free_rows(s, mg);
     mg->rows = rows;
     mg->A.width = width;
     mg->A.stride = (int64_t)rows;
-    mg->A.col = h->alloc(s, rows * (size_t)width * sizeof(int32_t), err);
-    mg->A.val = mg->A.col ? h->alloc(s, rows * (size_t)width * sizeof(real), err) : NULL;
-    mg->A.count = mg->A.val ? h->alloc(s, rows * sizeof(int32_t), err) : NULL;
+    mg->bytes -= mg->rows_bytes;
+    mg->rows_bytes = rows * ((size_t)width * (sizeof(int32_t) + sizeof(real)) + sizeof(int32_t));
+    mg->A.col = mg_alloc(s, mg, rows * (size_t)width * sizeof(int32_t), err);
+    mg->A.val = mg->A.col ? mg_alloc(s, mg, rows * (size_t)width * sizeof(real), err) : NULL;
+    mg->A.count = mg->A.val ? mg_alloc(s, mg, rows * sizeof(int32_t), err) : NULL;
     if (!mg->A.count) {
         free_rows(s, mg);
         mg->rows = 0;
@@ -109,7 +119,6 @@ int multigrid_assemble_end(sim *s, multigrid *mg, size_t n, int *again, sl_err *
 /* The levels' shapes: the neighbour grid's cells, then halved until small. */
 static int alloc_levels(sim *s, multigrid *mg, sl_err *err)
 {
-    const backend_mg_hooks *h = s->be->mg;
     mg_grid g;
     memset(&g, 0, sizeof g);
     g.dim = s->g.dim;
@@ -125,10 +134,10 @@ static int alloc_levels(sim *s, multigrid *mg, sl_err *err)
         g.ncells = (int64_t)g.n[0] * g.n[1] * g.n[2];
         g.nst = g.dim == 3 ? w * w * w : w * w;
         size_t nc = (size_t)g.ncells;
-        g.a = h->alloc(s, nc * (size_t)g.nst * sizeof(real), err);
-        g.b = g.a ? h->alloc(s, nc * sizeof(real), err) : NULL;
-        g.x = g.b ? h->alloc(s, nc * sizeof(real), err) : NULL;
-        g.t = g.x ? h->alloc(s, nc * sizeof(real), err) : NULL;
+        g.a = mg_alloc(s, mg, nc * (size_t)g.nst * sizeof(real), err);
+        g.b = g.a ? mg_alloc(s, mg, nc * sizeof(real), err) : NULL;
+        g.x = g.b ? mg_alloc(s, mg, nc * sizeof(real), err) : NULL;
+        g.t = g.x ? mg_alloc(s, mg, nc * sizeof(real), err) : NULL;
         mg->level[l] = g;
         mg->nlevels = l + 1;
         mg->generation++;
@@ -158,7 +167,8 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
         return rc;
     if (mg->partial_rows != mg->rows) { /* the rows' stride changed */
         s->be->mg->free(s, mg->partial);
-        mg->partial = s->be->mg->alloc(s, mg->rows * (size_t)mg->level[0].nst * sizeof(real), err);
+        mg->bytes -= mg->partial_rows * (size_t)mg->level[0].nst * sizeof(real);
+        mg->partial = mg_alloc(s, mg, mg->rows * (size_t)mg->level[0].nst * sizeof(real), err);
         mg->partial_rows = mg->partial ? mg->rows : 0;
         if (!mg->partial)
             return SL_ERR_RUNTIME;

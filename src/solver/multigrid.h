@@ -33,6 +33,8 @@ typedef struct multigrid {
     int nlevels;
     mg_grid level[MG_MAX_LEVELS];
     long generation;       /* changes whenever the levels are allocated (backend.mg.replay's key) */
+    size_t bytes;          /* held in the backend's memory, all told */
+    size_t rows_bytes;     /* of which the rows */
     /* statistics (the set-up's time is in the profile: phase mg.setup, `sluice bench`) */
     int widenings;         /* times rows did not fit and were assembled again */
 } multigrid;

@@ -146,7 +146,9 @@ static void mps_summary(const sim *s, char *buf, unsigned long len)
     const mps_stats *st = &d->stats;
     char pre[160] = "Jacobi";
     if (d->use_mg)
-        snprintf(pre, sizeof pre, "multigrid, %d levels, rows widened %d times", d->mg.nlevels, d->mg.widenings);
+        snprintf(pre, sizeof pre, "multigrid, %d levels, rows widened %d times, %.0f MB (%.0f bytes per particle)",
+                 d->mg.nlevels, d->mg.widenings, (double)d->mg.bytes / 1e6,
+                 s->p.n ? (double)d->mg.bytes / (double)s->p.n : 0.0);
     snprintf(buf, len,
              "pressure Poisson solve (%s): %.1f CG iterations per step (at most %d), residual at most %.2g "
              "(tolerance %.2g), %ld of %ld steps unconverged; LSMPS fell back to MPS %ld times",
