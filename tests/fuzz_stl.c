@@ -204,12 +204,12 @@ static void mutate_binary(bytes *t)
         if (!nrec)
             break;
         unsigned char was[12], now[12];
-        memcpy(was, t->b + 84 + 50 * pick(nrec) + 24 + 12 * pick(3), 12);
+        memcpy(was, t->b + 84 + 50 * pick(nrec) + 12 + 12 * pick(3), 12);
         memcpy(now, was, 12);
         put_float(now + 4 * pick(3), (float)((double)(rng() % 4001) / 1000.0 - 2.0));
         for (size_t r = 0; r < nrec; ++r)
             for (int v = 0; v < 3; ++v) {
-                unsigned char *at = t->b + 84 + 50 * r + 24 + 12 * v;
+                unsigned char *at = t->b + 84 + 50 * r + 12 + 12 * v;
                 if (memcmp(at, was, 12) == 0)
                     memcpy(at, now, 12);
             }

@@ -450,6 +450,54 @@ static void cube_mesh_is_the_box(void **state)
     }
 }
 
+/* A mesh tank's walls: the box tank's shell without its square corners (the band is Euclidean), the
+ * same layers where both have a particle, none above the open top. */
+static void cube_mesh_tank(void **state)
+{
+    (void)state;
+    double lo[3] = {0.0, 0.0, 0.0}, hi[3] = {0.4, 0.3, 0.3};
+    cube(&mesh, lo, hi);
+    write_binary(tmp_path("cavity.stl"), &mesh, (uint32_t)mesh.n);
+    char a[512];
+    snprintf(a, sizeof a, "{ type = \"tank\"; mesh = \"%s\"; layers = 2; },\n"
+             "{ type = \"fluid\"; min = [0.1, 0.1, 0.0]; max = [0.2, 0.2, 0.1]; }", tmp_path("cavity.stl"));
+    scene s1, s2;
+    load(&s1, 3, 0.05, a);
+    load(&s2, 3, 0.05, "{ type = \"tank\"; min = [0.0, 0.0, 0.0]; max = [0.4, 0.3, 0.3]; layers = 2; },\n"
+                       "{ type = \"fluid\"; min = [0.1, 0.1, 0.0]; max = [0.2, 0.2, 0.1]; }");
+    particles p1, p2;
+    sl_err err;
+    if (scene_build_particles(&s1, &p1, &err) || scene_build_particles(&s2, &p2, &err))
+        fail_msg("%s", err.msg);
+    size_t walls = 0, box_walls = 0;
+    for (size_t i = 0; i < p2.n; ++i)
+        box_walls += p2.type[i] == PT_WALL;
+    for (size_t i = 0; i < p1.n; ++i) {
+        if (p1.type[i] != PT_WALL)
+            continue;
+        walls++;
+        assert_true(p1.f[PF_Z][i] < 0.3);
+        int found = 0;
+        for (size_t j = 0; j < p2.n && !found; ++j)
+            if (p2.type[j] == PT_WALL && fabs(p1.f[PF_X][i] - p2.f[PF_X][j]) < 1e-6 &&
+                fabs(p1.f[PF_Y][i] - p2.f[PF_Y][j]) < 1e-6 && fabs(p1.f[PF_Z][i] - p2.f[PF_Z][j]) < 1e-6) {
+                found = 1;
+                assert_int_equal(p1.tag[i], p2.tag[j]);
+            }
+        assert_true(found);
+    }
+    /* what the box shell has beyond the band (inner box 8 x 6 x 6 cells, 2 layers, open top): of the
+     * 2 x 2 cross-section of each edge column the point 2.12 dp away, of each 2 x 2 x 2 corner the 4
+     * points 2.18 dp or more away: vertical edges 4 x 6, bottom edges 2 x 8 + 2 x 6, bottom corners
+     * 4 x 4 (the open top has neither edges nor corners) */
+    assert_int_equal(box_walls - walls, 4 * 6 + 2 * 8 + 2 * 6 + 4 * 4);
+    print_message("  mesh tank: %zu wall particles, the box tank %zu\n", walls, box_walls);
+    particles_free(&p1);
+    particles_free(&p2);
+    scene_free(&s1);
+    scene_free(&s2);
+}
+
 static void sphere_mesh_volume(void **state)
 {
     (void)state;
@@ -677,7 +725,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ascii_and_binary_agree), cmocka_unit_test(broken_meshes),
-        cmocka_unit_test(cube_mesh_is_the_box),   cmocka_unit_test(sphere_mesh_volume),
+        cmocka_unit_test(cube_mesh_is_the_box),   cmocka_unit_test(cube_mesh_tank),
+        cmocka_unit_test(sphere_mesh_volume),
         cmocka_unit_test(mesh_placement),         cmocka_unit_test(primitives_3d),
         cmocka_unit_test(primitives_2d),          cmocka_unit_test(shape_keys_checked),
         cmocka_unit_test(stl_scene_runs),

@@ -21,6 +21,10 @@
 
 #include <math.h>
 
+/* Overrides of the grid and the weight's domain for one test (NULL/0: the defaults). */
+static int ndiv_override;
+static const char *domain_override;
+
 /* A tank half full of water at rest, width x height L x 1.5 L (3D: L deep too). */
 static void make_sim(int dim, double dp, const char *pre, int max_iterations, int stop, scene *sc, sim *s)
 {
@@ -28,12 +32,13 @@ static void make_sim(int dim, double dp, const char *pre, int max_iterations, in
     snprintf(text, sizeof text,
              "simulation = { method = \"mps\"; dimension = %d; end_time = 1.0; };\n"
              "fluid = { gravity = [0.0, %s-9.81]; viscosity = 1.0e-6; sound_speed_coef = 10.0; };\n"
-             "numerics = { spacing = %g; ndiv = 2; cfl = 0.2; };\n"
-             "mps = { weight = \"quadratic\"; preconditioner = \"%s\"; cg_max_iterations = %d; "
+             "numerics = { spacing = %g; ndiv = %d; cfl = 0.2; };\n"
+             "mps = { weight = \"quadratic\"; domain = \"%s\"; preconditioner = \"%s\"; cg_max_iterations = %d; "
              "stop_unconverged = %s; };\n"
              "geometry = ( { type = \"tank\"; min = [0.0, 0.0%s]; max = [0.2, 0.3%s]; layers = 3; },\n"
              "             { type = \"fluid\"; min = [0.0, 0.0%s]; max = [0.2, 0.2%s]; } );\n",
-             dim, dim == 3 ? "0.0, " : "", dp, pre, max_iterations, stop ? "true" : "false",
+             dim, dim == 3 ? "0.0, " : "", dp, ndiv_override ? ndiv_override : 2,
+             domain_override ? domain_override : "spherical", pre, max_iterations, stop ? "true" : "false",
              dim == 3 ? ", 0.0" : "", dim == 3 ? ", 0.2" : "", dim == 3 ? ", 0.0" : "", dim == 3 ? ", 0.2" : "");
     /* in 3D the tank is 0.2 x 0.3 x 0.2 with gravity along y, the same column as in 2D */
     sl_err err;
@@ -174,6 +179,34 @@ static void iterations_bounded(void **state)
     }
 }
 
+/* The stencils of the other grids (ndiv 1: 3^3 cells per level-1 row, 3: 7^3) and the cubic domain
+ * (rows of another length: they start from the lattice's count and widen if they must) keep the
+ * iterations under the same bound, and the solution right. */
+static void other_grids_and_domains(void **state)
+{
+    (void)state;
+    const struct { int dim, ndiv; const char *domain; } cases[] = {
+        {3, 1, NULL}, {3, 3, NULL}, {2, 1, NULL}, {2, 3, NULL}, {2, 2, "cubic"}, {3, 2, "cubic"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        ndiv_override = cases[k].ndiv;
+        domain_override = cases[k].domain;
+        scene sc;
+        sim s;
+        make_sim(cases[k].dim, cases[k].dim == 2 ? 0.005 : 0.02, "multigrid", 5000, 0, &sc, &s);
+        step_once(&s);
+        solve_result r = solve_manufactured(&s, 0, NULL);
+        printf("%dD ndiv %d %s: %d iterations, error %.3g\n", cases[k].dim, cases[k].ndiv,
+               cases[k].domain ? cases[k].domain : "spherical", r.iterations, r.error);
+        if (r.iterations > 20 || !(r.error <= 1e-4))
+            fail_msg("%dD ndiv %d: %d iterations (bound 20), error %.3g (bound 1e-4)", cases[k].dim, cases[k].ndiv,
+                     r.iterations, r.error);
+        sim_free(&s);
+        scene_free(&sc);
+    }
+    ndiv_override = 0;
+    domain_override = NULL;
+}
+
 /* The same system solved both ways: each solution is within a few 1e-6 of the exact one (above),
  * so within 1e-4 of each other, relative (measured 2.4e-6). */
 static void jacobi_and_multigrid_agree(void **state)
@@ -234,6 +267,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(manufactured_solution),
         cmocka_unit_test(iterations_bounded),
+        cmocka_unit_test(other_grids_and_domains),
         cmocka_unit_test(jacobi_and_multigrid_agree),
         cmocka_unit_test(unconverged_solve_is_reported),
     };

@@ -24,7 +24,17 @@ static inline double lattice_at(int64_t i, double dp)
     return ((double)i + 0.5) * dp;
 }
 
-/* The first and last lattice indices within [lo, hi] (first > last when none). */
+/* Lattice indices stay well inside int64 (and exact in a double) within this many spacings of the
+ * origin. */
+#define LATTICE_INDEX_MAX 1e15
+
+/* Whether [lo, hi] lies within LATTICE_INDEX_MAX spacings of the origin (false for NaN). */
+static inline int lattice_fits(double lo, double hi, double dp)
+{
+    return fabs(lo / dp) <= LATTICE_INDEX_MAX && fabs(hi / dp) <= LATTICE_INDEX_MAX;
+}
+
+/* The first and last lattice indices within [lo, hi] (first > last when none); lattice_fits first. */
 static inline void lattice_range(double lo, double hi, double dp, int64_t *first, int64_t *last)
 {
     *first = (int64_t)ceil(lo / dp - 0.5);

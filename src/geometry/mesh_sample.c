@@ -170,8 +170,12 @@ int mesh_sample(const stl_mesh *m, double dp, enum sample_mode mode, int layers,
     double grow = mode == SAMPLE_BAND_OUT ? band : 0.0; /* the lattice box beyond the mesh's */
     double reach = fmax(band, dp);                      /* how far a triangle matters to a plane */
     int64_t first[3], last[3];
-    for (int d = 0; d < 3; ++d)
+    for (int d = 0; d < 3; ++d) {
+        if (!lattice_fits(lo[d] - grow, hi[d] + grow, dp))
+            return sl_fail(err, SL_ERR_INPUT, "%s: the mesh reaches beyond %g spacings of %g m from the origin "
+                           "(accepted: meshes nearer the origin, or a coarser spacing)", name, LATTICE_INDEX_MAX, dp);
         lattice_range(lo[d] - grow, hi[d] + grow, dp, &first[d], &last[d]);
+    }
     if (first[0] > last[0] || first[1] > last[1] || first[2] > last[2])
         return SL_OK;
     int64_t nx = last[0] - first[0] + 1, ny = last[1] - first[1] + 1;

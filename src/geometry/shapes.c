@@ -217,16 +217,20 @@ static enum sample_mode mode_of(const scene_geom *g)
     return g->kind == GEOM_FLUID ? SAMPLE_FILL : g->kind == GEOM_OBSTACLE ? SAMPLE_BAND_IN : SAMPLE_BAND_OUT;
 }
 
-static void sample_primitive(const scene *sc, const scene_geom *g, enum sample_mode mode, const double lo[3],
-                             const double hi[3], lattice_visit fn, void *ctx)
+static int sample_primitive(const scene *sc, const scene_geom *g, enum sample_mode mode, const double lo[3],
+                            const double hi[3], lattice_visit fn, void *ctx, sl_err *err)
 {
     int dim = sc->dim;
     double dp = sc->dp, band = g->layers * dp, grow = mode == SAMPLE_BAND_OUT ? band : 0.0;
     placement pl;
     placement_of(sc, g, &pl);
     int64_t first[3] = {0, 0, 0}, last[3] = {0, 0, 0};
-    for (int d = 0; d < dim; ++d)
+    for (int d = 0; d < dim; ++d) {
+        if (!lattice_fits(lo[d] - grow, hi[d] + grow, dp))
+            return sl_fail(err, SL_ERR_INPUT, "%s: line %d: the shape reaches beyond %g spacings from the origin",
+                           sc->path, g->line, LATTICE_INDEX_MAX);
         lattice_range(lo[d] - grow, hi[d] + grow, dp, &first[d], &last[d]);
+    }
     for (int64_t k = first[2]; k <= last[2]; ++k)
         for (int64_t j = first[1]; j <= last[1]; ++j)
             for (int64_t i = first[0]; i <= last[0]; ++i) {
@@ -246,6 +250,7 @@ static void sample_primitive(const scene *sc, const scene_geom *g, enum sample_m
                     fn(ctx, p, layer < g->layers ? layer : g->layers - 1);
                 }
             }
+    return SL_OK;
 }
 
 int shape_sample(const scene *sc, const scene_geom *g, lattice_visit fn, void *ctx, sl_err *err)
@@ -271,7 +276,7 @@ int shape_sample(const scene *sc, const scene_geom *g, lattice_visit fn, void *c
         rc = mesh_sample(&m, sc->dp, mode, g->layers, fn, ctx, path, err);
         stl_free(&m);
     } else {
-        sample_primitive(sc, g, mode, lo, hi, fn, ctx);
+        rc = sample_primitive(sc, g, mode, lo, hi, fn, ctx, err);
     }
     return rc;
 }

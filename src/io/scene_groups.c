@@ -308,10 +308,15 @@ static int finish_shape(sk_ctx *c, const config_setting_t *item, scene_geom *g, 
                        g->shape == SHAPE_MESH ? "a readable binary or ASCII STL file of a closed mesh"
                                               : "a plane in a scene with simulation.domain_min and domain_max");
     }
+    double pad = (g->layers + 1) * c->sc->dp; /* a tank's walls */
     for (int d = 0; d < 3; ++d) {
-        if (!isfinite(lo[d]) || !isfinite(hi[d]) || fabs(lo[d]) > 1e15 || fabs(hi[d]) > 1e15)
-            return sk_fail(c, g->line, prefix, "the shape reaches beyond 1e15 m (accepted: shapes within 1e15 m of "
-                           "the origin)");
+        if (!lattice_fits(lo[d] - pad, hi[d] + pad, c->sc->dp)) {
+            char num[40];
+            return sk_fail(c, g->line, prefix,
+                           "the shape reaches beyond %g spacings (%s m) from the origin (accepted: shapes nearer the "
+                           "origin, or a coarser spacing)",
+                           LATTICE_INDEX_MAX, sk_fmt_num(LATTICE_INDEX_MAX * c->sc->dp, num, sizeof num));
+        }
         g->min[d] = d < c->sc->dim ? lo[d] : 0.0;
         g->max[d] = d < c->sc->dim ? hi[d] : 0.0;
     }
