@@ -107,7 +107,8 @@ static void make_seed_mesh(void)
 
 static void put32(unsigned char *b, uint32_t u)
 {
-    b[0] = (unsigned char)u, b[1] = (unsigned char)(u >> 8), b[2] = (unsigned char)(u >> 16), b[3] = (unsigned char)(u >> 24);
+    for (int k = 0; k < 4; ++k)
+        b[k] = (unsigned char)(u >> (8 * k));
 }
 
 static void put_float(unsigned char *b, float f)

@@ -72,11 +72,12 @@ int shape_load_mesh(const scene *sc, const scene_geom *g, stl_mesh *m, sl_err *e
 
 static double sd_wedge(const scene *sc, const scene_geom *g, const double *p)
 {
-    int up = sc->dim - 1, a = g->slope >= SLOPE_PLUS_Y ? 1 : 0, plus = g->slope == SLOPE_PLUS_X || g->slope == SLOPE_PLUS_Y;
+    int up = sc->dim - 1, a = g->slope >= SLOPE_PLUS_Y ? 1 : 0;
+    int plus = g->slope == SLOPE_PLUS_X || g->slope == SLOPE_PLUS_Y;
     double w = g->wedge_max[a] - g->wedge_min[a], h = g->wedge_max[up] - g->wedge_min[up], len = sqrt(w * w + h * h);
-    double sd = g->wedge_min[up] - p[up];                                        /* the floor */
-    sd = fmax(sd, plus ? g->wedge_min[a] - p[a] : p[a] - g->wedge_max[a]);              /* the high side */
-    if (sc->dim == 3) {                                                     /* the ends of the prism */
+    double sd = g->wedge_min[up] - p[up];                                  /* the floor */
+    sd = fmax(sd, plus ? g->wedge_min[a] - p[a] : p[a] - g->wedge_max[a]); /* the high side */
+    if (sc->dim == 3) {                                                    /* the ends of the prism */
         int e = 1 - a;
         sd = fmax(sd, fmax(g->wedge_min[e] - p[e], p[e] - g->wedge_max[e]));
     }

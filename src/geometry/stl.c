@@ -258,7 +258,8 @@ static int check_triangles(const char *name, const stl_mesh *m, sl_err *err)
         for (int k = 0; k < 9; ++k)
             if (!isfinite(v[k]))
                 return sl_fail(err, SL_ERR_INPUT,
-                               "%s: triangle %zu: vertex %d has a non-finite coordinate (%g) (accepted: finite numbers)",
+                               "%s: triangle %zu: vertex %d has a non-finite coordinate (%g) (accepted: finite "
+                               "numbers)",
                                name, t, k / 3, v[k]);
         double e1[3], e2[3], e3[3], c[3];
         for (int d = 0; d < 3; ++d) {
@@ -336,7 +337,8 @@ static int check_topology(const char *name, const stl_mesh *m, sl_err *err)
     for (size_t t = 0; t < m->ntri; ++t)
         for (int k = 0; k < 3; ++k) {
             uint32_t a = id[3 * t + (size_t)k], b = id[3 * t + (size_t)((k + 1) % 3)];
-            e[3 * t + (size_t)k] = (edge){a < b ? a : b, a < b ? b : a, (uint32_t)t, (uint32_t)(a < b) | (uint32_t)k << 1};
+            uint32_t forward = (uint32_t)(a < b) | (uint32_t)k << 1;
+            e[3 * t + (size_t)k] = (edge){a < b ? a : b, a < b ? b : a, (uint32_t)t, forward};
         }
     qsort(e, ne, sizeof *e, cmp_edge);
     for (size_t i = 0; i < ne && rc == SL_OK;) {

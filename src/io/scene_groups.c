@@ -262,7 +262,8 @@ static int read_item(sk_ctx *c, const group_desc *gd, const config_setting_t *it
             SL_TRY(read_special(c, k, s, g, key, &done));
             if (!done)
                 SL_TRY(sk_read_key(c, k, s, g, key));
-        } else if ((k->flags & KF_REQUIRED) || (sk && (sk->needs & SH(g->shape)) && !(sk->only_3d && c->sc->dim != 3))) {
+        } else if ((k->flags & KF_REQUIRED) ||
+                   (sk && (sk->needs & SH(g->shape)) && !(sk->only_3d && c->sc->dim != 3))) {
             sk_describe_accepted(c, k, acc, sizeof acc);
             return sk_fail(c, sk_line_of(item), key, "required key is missing (accepted: %s)", acc);
         }
