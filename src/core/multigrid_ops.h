@@ -30,6 +30,7 @@ typedef struct mg_grid {
     int64_t ncells;
     int reach;
     int nst;          /* (2 reach + 1)^dim */
+    int merge;        /* cells of this level per cell of the next, along each axis that has more than one */
     real *a;          /* nst * ncells */
     real *b, *x, *t;  /* right-hand side, solution, residual: ncells each */
 } mg_grid;
@@ -259,15 +260,15 @@ HD static inline real mg_level_product(const mg_grid *g, int64_t c, const real *
 HD static inline void mg_parent(const mg_grid *fine, const int q[3], int p[3])
 {
     for (int d = 0; d < 3; ++d)
-        p[d] = fine->n[d] > 1 ? q[d] / 2 : q[d];
+        p[d] = fine->n[d] > 1 ? q[d] / fine->merge : q[d];
 }
 
 /* The children of coarse cell k: lo[d] .. hi[d] on each axis of the fine level. */
 HD static inline void mg_children(const mg_grid *fine, const int k[3], int lo[3], int hi[3])
 {
     for (int d = 0; d < 3; ++d) {
-        lo[d] = fine->n[d] > 1 ? 2 * k[d] : k[d];
-        hi[d] = fine->n[d] > 1 ? 2 * k[d] + 1 : k[d];
+        lo[d] = fine->n[d] > 1 ? fine->merge * k[d] : k[d];
+        hi[d] = fine->n[d] > 1 ? fine->merge * k[d] + fine->merge - 1 : k[d];
         if (hi[d] >= fine->n[d])
             hi[d] = fine->n[d] - 1;
     }

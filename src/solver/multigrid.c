@@ -19,6 +19,9 @@ void multigrid_init(multigrid *mg, int diag_field)
     mg->level_sweeps = 2;
     mg->coarsest_cells = 8;
     mg->diag = diag_field;
+    /* 2 x 2 x 2 cells into one: merging 3 or 4 per axis takes fewer levels but more iterations,
+     * slower on the H200 at 217k and 1M particles (docs/performance.md) */
+    mg->merge = 2;
 }
 
 /* Backend memory, counted for the run summary. */
@@ -147,9 +150,11 @@ static int alloc_levels(sim *s, multigrid *mg, sl_err *err)
         }
         if (g.ncells <= mg->coarsest_cells || l == MG_MAX_LEVELS - 1)
             break;
+        int f = l == 0 ? 2 : mg->merge;
+        mg->level[l].merge = f;
         for (int d = 0; d < 3; ++d)
-            g.n[d] = (g.n[d] + 1) / 2;
-        g.reach = (g.reach + 1) / 2;
+            g.n[d] = (g.n[d] + f - 1) / f;
+        g.reach = (g.reach + f - 1) / f;
     }
     return SL_OK;
 }

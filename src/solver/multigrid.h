@@ -22,6 +22,7 @@ typedef struct multigrid {
     real alpha;            /* scale of the coarse-grid correction */
     int coarsest_sweeps;   /* Jacobi sweeps on the coarsest level */
     int coarsest_cells;    /* coarsen until a level has at most this many cells */
+    int merge;             /* cells merged per axis from level 2 on (level 1 to 2: always 2) */
     int level_sweeps;      /* Jacobi steps before and after the coarse correction on the cell levels */
     int diag;              /* the diagonal's particle field */
     /* the assembled particle operator (off-diagonal rows) */
