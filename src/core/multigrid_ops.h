@@ -20,10 +20,13 @@
 
 #include <stdint.h>
 
-enum { MG_MAX_REACH = 3, MG_MAX_STENCIL = 343 /* (2 MG_MAX_REACH + 1)^3 */ };
+enum {
+    MG_MAX_REACH = 3,           /* the first level's: ndiv */
+    MG_MAX_COARSE_STENCIL = 125 /* a merged level's reach is at most ceil(3 / 2) = 2: 5^3 entries */
+};
 
 /* A level: cells on a box of n[0] x n[1] x n[2], cell c = ix + n0 (iy + n1 iz), and the stencil
- * a[s * ncells + c] of cell c with the cell at offset s (mg_offset). */
+ * a[s * ncells + c] of cell c with the cell at offset s, s = mg_entry(offset): x fastest. */
 typedef struct mg_grid {
     int dim;
     int n[3];
@@ -110,15 +113,6 @@ HD static inline void mg_coords(const mg_grid *g, int64_t c, int q[3])
 HD static inline int64_t mg_index(const mg_grid *g, const int q[3])
 {
     return q[0] + (int64_t)g->n[0] * (q[1] + (int64_t)g->n[1] * q[2]);
-}
-
-/* The cell offset of stencil entry s. */
-HD static inline void mg_offset(const mg_grid *g, int s, int o[3])
-{
-    int w = 2 * g->reach + 1;
-    o[0] = s % w - g->reach;
-    o[1] = (s / w) % w - g->reach;
-    o[2] = g->dim == 3 ? s / (w * w) - g->reach : 0;
 }
 
 /* The stencil entry of offset o (each |o[k]| <= reach). */
@@ -274,12 +268,16 @@ HD static inline void mg_children(const mg_grid *fine, const int k[3], int lo[3]
     }
 }
 
+/* The coarse row of cell kc: each child's entries added at the offset of their cells' parents. An
+ * empty child (no unknowns: a zero diagonal) has no entries and is skipped, which is most cells
+ * where the domain holds air. */
 HD static inline void mg_galerkin(const mg_args *m, int64_t kc)
 {
     const mg_grid *f = &m->fine, *g = &m->coarse;
-    real bins[MG_MAX_STENCIL];
+    real bins[MG_MAX_COARSE_STENCIL];
     for (int s = 0; s < g->nst; ++s)
         bins[s] = R(0.0);
+    const int r = f->reach, rz = f->dim == 3 ? r : 0;
     int k[3], lo[3], hi[3], q[3];
     mg_coords(g, kc, k);
     mg_children(f, k, lo, hi);
@@ -287,19 +285,22 @@ HD static inline void mg_galerkin(const mg_args *m, int64_t kc)
         for (q[1] = lo[1]; q[1] <= hi[1]; ++q[1])
             for (q[0] = lo[0]; q[0] <= hi[0]; ++q[0]) {
                 int64_t c = mg_index(f, q);
-                for (int s = 0; s < f->nst; ++s) {
-                    real a = f->a[s * f->ncells + c];
-                    if (a == R(0.0))
-                        continue;
-                    int o[3], p[3], pp[3];
-                    mg_offset(f, s, o);
-                    for (int d = 0; d < 3; ++d)
-                        p[d] = q[d] + o[d];
-                    mg_parent(f, p, pp);
-                    for (int d = 0; d < 3; ++d)
-                        pp[d] -= k[d];
-                    bins[mg_entry(g, pp)] += a;
-                }
+                if (mg_diagonal(f, c) == R(0.0))
+                    continue;
+                int s = 0, o[3], p[3], pp[3];
+                for (o[2] = -rz; o[2] <= rz; ++o[2])
+                    for (o[1] = -r; o[1] <= r; ++o[1])
+                        for (o[0] = -r; o[0] <= r; ++o[0], ++s) {
+                            real a = f->a[s * f->ncells + c];
+                            if (a == R(0.0))
+                                continue;
+                            for (int d = 0; d < 3; ++d)
+                                p[d] = q[d] + o[d];
+                            mg_parent(f, p, pp);
+                            for (int d = 0; d < 3; ++d)
+                                pp[d] -= k[d];
+                            bins[mg_entry(g, pp)] += a;
+                        }
             }
     for (int s = 0; s < g->nst; ++s)
         g->a[s * g->ncells + kc] = bins[s];
