@@ -76,14 +76,6 @@ typedef struct text {
     size_t len;
 } text;
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        die("out of memory");
-    return p;
-}
-
 /* Replaces [at, at + cut) by `ins` (n bytes). */
 static void splice(text *t, size_t at, size_t cut, const char *ins, size_t n)
 {

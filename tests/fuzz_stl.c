@@ -50,14 +50,6 @@ static size_t pick(size_t n)
     return n ? (size_t)(rng() % n) : 0;
 }
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        die("out of memory");
-    return p;
-}
-
 static void splice(bytes *t, size_t at, size_t cut, const void *ins, size_t n)
 {
     unsigned char *s = xmalloc(t->n - cut + n + 1);

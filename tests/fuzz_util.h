@@ -32,4 +32,13 @@ static inline void die(const char *fmt, ...)
     exit(1);
 }
 
+/* malloc that ends the harness when memory runs out (n = 0 allowed). */
+static inline void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        die("out of memory");
+    return p;
+}
+
 #endif
