@@ -413,6 +413,13 @@ static int cmd_check(int argc, char **argv)
         printf("%-16sre = %g m (number density, gradient), %g m (Laplacian); n0 = %.4g, %.4g; lambda0 = %.4g l0^2\n",
                "MPS radii", (double)P->mps.re_n, (double)P->mps.re_lap, (double)P->mps.n0_n,
                (double)P->mps.n0_lap, (double)(P->mps.lambda0_lap / (P->dp * P->dp)));
+        if (!P->mps.is_explicit)
+            printf("%-16sCG, %s, relative residual %g, at most %d iterations%s\n", "pressure solve",
+                   sc.mps.preconditioner == MPS_PRECONDITIONER_MULTIGRID
+                       ? "multigrid preconditioner (assembled matrix, aggregation on the neighbour cells)"
+                       : "Jacobi preconditioner (matrix-free)",
+                   sc.mps.cg_tolerance, sc.mps.cg_max_iterations,
+                   sc.mps.stop_unconverged ? "; a solve that misses it ends the run" : "");
     } else {
         printf("%-16sh = %g m (%g dp), %s kernel, interaction radius %g m\n", "smoothing", (double)P->h,
                sc.h_factor, scene_kernel_name(sc.kernel), (double)P->r_max);
