@@ -50,28 +50,14 @@ static void make_sim(int dim, double dp, const char *pre, int max_iterations, in
 
 /* One step, so that the particles have their classes, then the Poisson system at the positions the
  * step ended with (the step assembled its own at the predicted positions): diagonal, rows and
- * hierarchy, as mps.c's set-up makes them. */
+ * hierarchy (mps_poisson_system, as the step makes them). */
 static void step_once(sim *s)
 {
     sl_err err;
     double dt;
     if (sim_time_step(s, &dt, &err) || sim_step(s, dt, &err))
         fail_msg("%s", err.msg);
-    mps_data *d = mps_data_of(s);
-    size_t n = s->g.n_inside;
-    if (!d->use_mg) {
-        s->be->run_pass(s, &mps_ppe_setup_pass, n);
-        return;
-    }
-    int again = 1;
-    if (multigrid_assemble_begin(s, &d->mg, n, 1, &err))
-        fail_msg("%s", err.msg);
-    while (again) {
-        s->be->run_pass(s, &mps_ppe_setup_pass, n);
-        if (multigrid_assemble_end(s, &d->mg, n, &again, &err))
-            fail_msg("%s", err.msg);
-    }
-    if (multigrid_setup(s, &d->mg, &err))
+    if (mps_poisson_system(s, s->g.n_inside, &err))
         fail_msg("%s", err.msg);
 }
 

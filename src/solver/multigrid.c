@@ -24,15 +24,6 @@ void multigrid_init(multigrid *mg, int diag_field)
     mg->merge = 2;
 }
 
-/* Backend memory, counted for the run summary. */
-static void *mg_alloc(sim *s, multigrid *mg, size_t bytes, sl_err *err)
-{
-    void *p = s->be->mg->alloc(s, bytes, err);
-    if (p)
-        mg->bytes += bytes;
-    return p;
-}
-
 static void free_levels(sim *s, multigrid *mg)
 {
     const backend_mg_hooks *h = s->be->mg;
@@ -68,17 +59,25 @@ void multigrid_free(sim *s, multigrid *mg)
     mg->partial_rows = 0;
 }
 
+size_t multigrid_bytes(const multigrid *mg)
+{
+    size_t bytes = mg->A.count ? mg->rows * ((size_t)mg->A.width * (sizeof(int32_t) + sizeof(real)) + sizeof(int32_t)) : 0;
+    if (mg->nlevels > 0)
+        bytes += mg->partial_rows * (size_t)mg->level[0].nst * sizeof(real);
+    for (int l = 0; l < mg->nlevels; ++l)
+        bytes += (size_t)mg->level[l].ncells * ((size_t)mg->level[l].nst + 3) * sizeof(real);
+    return bytes;
+}
+
 static int alloc_rows(sim *s, multigrid *mg, size_t rows, int width, sl_err *err)
 {
     free_rows(s, mg);
     mg->rows = rows;
     mg->A.width = width;
     mg->A.stride = (int64_t)rows;
-    mg->bytes -= mg->rows_bytes;
-    mg->rows_bytes = rows * ((size_t)width * (sizeof(int32_t) + sizeof(real)) + sizeof(int32_t));
-    mg->A.col = mg_alloc(s, mg, rows * (size_t)width * sizeof(int32_t), err);
-    mg->A.val = mg->A.col ? mg_alloc(s, mg, rows * (size_t)width * sizeof(real), err) : NULL;
-    mg->A.count = mg->A.val ? mg_alloc(s, mg, rows * sizeof(int32_t), err) : NULL;
+    mg->A.col = s->be->mg->alloc(s, rows * (size_t)width * sizeof(int32_t), err);
+    mg->A.val = mg->A.col ? s->be->mg->alloc(s, rows * (size_t)width * sizeof(real), err) : NULL;
+    mg->A.count = mg->A.val ? s->be->mg->alloc(s, rows * sizeof(int32_t), err) : NULL;
     if (!mg->A.count) {
         free_rows(s, mg);
         mg->rows = 0;
@@ -87,7 +86,7 @@ static int alloc_rows(sim *s, multigrid *mg, size_t rows, int width, sl_err *err
     return SL_OK;
 }
 
-int multigrid_assemble_begin(sim *s, multigrid *mg, size_t n, int width_hint, sl_err *err)
+static int assemble_begin(sim *s, multigrid *mg, size_t n, int width_hint, sl_err *err)
 {
     if (mg->rows < n || !mg->A.count) {
         /* room for a tenth more particles than now, so a growing inflow does not reallocate often */
@@ -100,7 +99,7 @@ int multigrid_assemble_begin(sim *s, multigrid *mg, size_t n, int width_hint, sl
     return SL_OK;
 }
 
-int multigrid_assemble_end(sim *s, multigrid *mg, size_t n, int *again, sl_err *err)
+static int assemble_end(sim *s, multigrid *mg, size_t n, int *again, sl_err *err)
 {
     int32_t longest = 0;
     int rc = s->be->mg->longest_row(s, &mg->A, n, &longest);
@@ -117,6 +116,18 @@ int multigrid_assemble_end(sim *s, multigrid *mg, size_t n, int *again, sl_err *
         memset(&s->args.ell, 0, sizeof s->args.ell);
     }
     return SL_OK;
+}
+
+int multigrid_assemble(sim *s, multigrid *mg, const pass *setup, size_t n, int width_hint, sl_err *err)
+{
+    int rc = assemble_begin(s, mg, n, width_hint, err), again = 1;
+    while (!rc && again) {
+        s->be->run_pass(s, setup, n);
+        rc = assemble_end(s, mg, n, &again, err);
+    }
+    if (rc)
+        memset(&s->args.ell, 0, sizeof s->args.ell);
+    return rc;
 }
 
 /* The levels' shapes: the neighbour grid's cells, then halved until small. */
@@ -137,10 +148,10 @@ static int alloc_levels(sim *s, multigrid *mg, sl_err *err)
         g.ncells = (int64_t)g.n[0] * g.n[1] * g.n[2];
         g.nst = g.dim == 3 ? w * w * w : w * w;
         size_t nc = (size_t)g.ncells;
-        g.a = mg_alloc(s, mg, nc * (size_t)g.nst * sizeof(real), err);
-        g.b = g.a ? mg_alloc(s, mg, nc * sizeof(real), err) : NULL;
-        g.x = g.b ? mg_alloc(s, mg, nc * sizeof(real), err) : NULL;
-        g.t = g.x ? mg_alloc(s, mg, nc * sizeof(real), err) : NULL;
+        g.a = s->be->mg->alloc(s, nc * (size_t)g.nst * sizeof(real), err);
+        g.b = g.a ? s->be->mg->alloc(s, nc * sizeof(real), err) : NULL;
+        g.x = g.b ? s->be->mg->alloc(s, nc * sizeof(real), err) : NULL;
+        g.t = g.x ? s->be->mg->alloc(s, nc * sizeof(real), err) : NULL;
         mg->level[l] = g;
         mg->nlevels = l + 1;
         mg->generation++;
@@ -165,6 +176,12 @@ static int run(sim *s, mg_args *m, int kind, int diag, int in, int out, int work
     return s->be->mg->run(s, m, diag, in, out, work);
 }
 
+/* A loop over the cells of a level (no particle fields). */
+static int run_level(sim *s, mg_args *m, int kind)
+{
+    return run(s, m, kind, -1, -1, -1, -1);
+}
+
 int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
 {
     int rc;
@@ -172,8 +189,7 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
         return rc;
     if (mg->partial_rows != mg->rows) { /* the rows' stride changed */
         s->be->mg->free(s, mg->partial);
-        mg->bytes -= mg->partial_rows * (size_t)mg->level[0].nst * sizeof(real);
-        mg->partial = mg_alloc(s, mg, mg->rows * (size_t)mg->level[0].nst * sizeof(real), err);
+        mg->partial = s->be->mg->alloc(s, mg->rows * (size_t)mg->level[0].nst * sizeof(real), err);
         mg->partial_rows = mg->partial ? mg->rows : 0;
         if (!mg->partial)
             return SL_ERR_RUNTIME;
@@ -189,11 +205,21 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
     for (int l = 0; l + 1 < mg->nlevels && !rc; ++l) {
         m.fine = mg->level[l];
         m.coarse = mg->level[l + 1];
-        rc = run(s, &m, MG_GALERKIN, -1, -1, -1, -1);
+        rc = run_level(s, &m, MG_GALERKIN);
     }
     if (rc)
         return sim_backend_error(s, err) ? SL_ERR_RUNTIME : sl_fail(err, SL_ERR_RUNTIME, "multigrid: set-up failed");
     return SL_OK;
+}
+
+/* `steps` Jacobi steps on m->fine: the first from x = 0 (x = omega b / diag) when from_zero. */
+static int jacobi_steps(sim *s, mg_args *m, int steps, int from_zero)
+{
+    int rc = from_zero && steps > 0 ? run_level(s, m, MG_SMOOTH) : SL_OK;
+    for (int k = from_zero; k < steps && !rc; ++k)
+        if (!(rc = run_level(s, m, MG_RESIDUAL)))
+            rc = run_level(s, m, MG_CORRECT);
+    return rc;
 }
 
 /* The V-cycle below level l: level[l].x from level[l].b. */
@@ -201,30 +227,17 @@ static int cycle(sim *s, const multigrid *mg, mg_args *m, int l)
 {
     int rc;
     m->fine = mg->level[l];
-    if (l == mg->nlevels - 1) {
-        rc = run(s, m, MG_SMOOTH, -1, -1, -1, -1);
-        for (int k = 1; k < mg->coarsest_sweeps && !rc; ++k)
-            if (!(rc = run(s, m, MG_RESIDUAL, -1, -1, -1, -1)))
-                rc = run(s, m, MG_CORRECT, -1, -1, -1, -1);
-        return rc;
-    }
+    if (l == mg->nlevels - 1)
+        return jacobi_steps(s, m, mg->coarsest_sweeps, 1);
     m->coarse = mg->level[l + 1];
-    if ((rc = run(s, m, MG_SMOOTH, -1, -1, -1, -1)))
-        return rc;
-    for (int k = 1; k < mg->level_sweeps; ++k)
-        if ((rc = run(s, m, MG_RESIDUAL, -1, -1, -1, -1)) || (rc = run(s, m, MG_CORRECT, -1, -1, -1, -1)))
-            return rc;
-    if ((rc = run(s, m, MG_RESIDUAL, -1, -1, -1, -1)) || (rc = run(s, m, MG_RESTRICT, -1, -1, -1, -1)) ||
-        (rc = cycle(s, mg, m, l + 1)))
+    if ((rc = jacobi_steps(s, m, mg->level_sweeps, 1)) || (rc = run_level(s, m, MG_RESIDUAL)) ||
+        (rc = run_level(s, m, MG_RESTRICT)) || (rc = cycle(s, mg, m, l + 1)))
         return rc;
     m->fine = mg->level[l];
     m->coarse = mg->level[l + 1];
-    if ((rc = run(s, m, MG_PROLONG, -1, -1, -1, -1)))
+    if ((rc = run_level(s, m, MG_PROLONG)))
         return rc;
-    for (int k = 0; k < mg->level_sweeps; ++k)
-        if ((rc = run(s, m, MG_RESIDUAL, -1, -1, -1, -1)) || (rc = run(s, m, MG_CORRECT, -1, -1, -1, -1)))
-            return rc;
-    return SL_OK;
+    return jacobi_steps(s, m, mg->level_sweeps, 0);
 }
 
 typedef struct cycle_ctx {

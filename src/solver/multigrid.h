@@ -3,9 +3,9 @@
  * (core/multigrid_ops.h has the loops and their reasons). Built every step from the assembled
  * particle operator; the same code drives the CPU and the GPU through backend.mg.
  *
- * Use with a scheme whose matrix pass can assemble its rows (pass_args.ell):
- *   multigrid_assemble_begin   -> run the matrix set-up pass -> multigrid_assemble_end (again?)
- *   multigrid_setup            -> pcg_solve with cg->precondition, cg->product of this header. */
+ * Use with a scheme whose matrix set-up pass can assemble its rows (pass_args.ell):
+ *   multigrid_assemble (runs that pass) -> multigrid_setup -> pcg_solve with cg->precondition,
+ *   cg->product of this header. */
 #ifndef SLUICE_MULTIGRID_H
 #define SLUICE_MULTIGRID_H
 
@@ -34,8 +34,6 @@ typedef struct multigrid {
     int nlevels;
     mg_grid level[MG_MAX_LEVELS];
     long generation;       /* changes whenever the levels are allocated (backend.mg.replay's key) */
-    size_t bytes;          /* held in the backend's memory, all told */
-    size_t rows_bytes;     /* of which the rows */
     /* statistics (the set-up's time is in the profile: phase mg.setup, `sluice bench`) */
     int widenings;         /* times rows did not fit and were assembled again */
 } multigrid;
@@ -46,13 +44,13 @@ void multigrid_init(multigrid *mg, int diag_field);
 /* Releases what the backend holds for mg. */
 void multigrid_free(struct sim *s, multigrid *mg);
 
-/* Makes room for the rows of n particles (each up to `width_hint` entries the first time) and
- * points s->args.ell at them, so the next run of the matrix set-up pass assembles A. */
-int multigrid_assemble_begin(struct sim *s, multigrid *mg, size_t n, int width_hint, sl_err *err);
+/* Runs the matrix set-up pass `setup` over particles [0, n) with s->args.ell pointing at rows for
+ * them (each up to `width_hint` entries the first time), so that it assembles A; when a row did not
+ * fit, widens the rows and runs it again. s->args.ell is cleared afterwards. */
+int multigrid_assemble(struct sim *s, multigrid *mg, const pass *setup, size_t n, int width_hint, sl_err *err);
 
-/* After that pass: *again = 1 when some row did not fit; the rows were widened and s->args.ell
- * still points at them: run the pass again and call this again. Otherwise s->args.ell is cleared. */
-int multigrid_assemble_end(struct sim *s, multigrid *mg, size_t n, int *again, sl_err *err);
+/* Bytes the hierarchy and the rows hold in the backend's memory. */
+size_t multigrid_bytes(const multigrid *mg);
 
 /* Builds the hierarchy from the assembled rows and the diagonal (the neighbour grid's layout). */
 int multigrid_setup(struct sim *s, multigrid *mg, sl_err *err);

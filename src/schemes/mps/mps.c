@@ -69,22 +69,16 @@ static void mps_release(sim *s)
         multigrid_free(s, &d->mg);
 }
 
-/* The Poisson system's diagonal and right-hand side; with multigrid also its rows and hierarchy. */
-static int ppe_setup(sim *s, size_t n, sl_err *err)
+int mps_poisson_system(sim *s, size_t n, sl_err *err)
 {
     mps_data *d = mps_data_of(s);
     if (!d->use_mg) {
         s->be->run_pass(s, &mps_ppe_setup_pass, n);
         return SL_OK;
     }
-    int width = lattice_neighbours(s), rc, again = 1;
-    if ((rc = multigrid_assemble_begin(s, &d->mg, n, width + width / 4 + 1, err)))
+    int width = lattice_neighbours(s), rc;
+    if ((rc = multigrid_assemble(s, &d->mg, &mps_ppe_setup_pass, n, width + width / 4 + 1, err)))
         return rc;
-    while (again) {
-        s->be->run_pass(s, &mps_ppe_setup_pass, n);
-        if ((rc = multigrid_assemble_end(s, &d->mg, n, &again, err)))
-            return rc;
-    }
     return multigrid_setup(s, &d->mg, err);
 }
 
@@ -127,7 +121,7 @@ static int mps_step(sim *s, double dt, sl_err *err)
     if (rc)
         return rc;
     size_t n = s->g.n_inside;
-    if ((rc = ppe_setup(s, n, err)))
+    if ((rc = mps_poisson_system(s, n, err)))
         return rc;
     d->cg.n = n;
     pcg_solve(s, &d->cg);
@@ -147,8 +141,8 @@ static void mps_summary(const sim *s, char *buf, unsigned long len)
     char pre[160] = "Jacobi";
     if (d->use_mg)
         snprintf(pre, sizeof pre, "multigrid, %d levels, rows widened %d times, %.0f MB (%.0f bytes per particle)",
-                 d->mg.nlevels, d->mg.widenings, (double)d->mg.bytes / 1e6,
-                 s->p.n ? (double)d->mg.bytes / (double)s->p.n : 0.0);
+                 d->mg.nlevels, d->mg.widenings, (double)multigrid_bytes(&d->mg) / 1e6,
+                 s->p.n ? (double)multigrid_bytes(&d->mg) / (double)s->p.n : 0.0);
     snprintf(buf, len,
              "pressure Poisson solve (%s): %.1f CG iterations per step (at most %d), residual at most %.2g "
              "(tolerance %.2g), %ld of %ld steps unconverged; LSMPS fell back to MPS %ld times",

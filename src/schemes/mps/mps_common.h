@@ -33,6 +33,10 @@ int mps_time_step(sim *s, double *dt, sl_err *err);
  * and the free surface at the predicted positions. */
 int mps_step_predict(sim *s, double dt, sl_err *err);
 
+/* Semi-implicit MPS (mps.c): the Poisson system of particles [0, n) at the current positions and
+ * classes: diagonal, right-hand side, warm start, and with multigrid its rows and hierarchy. */
+int mps_poisson_system(sim *s, size_t n, sl_err *err);
+
 /* The step after the pressure: its gradient, the correction, the step's statistics. */
 void mps_step_correct(sim *s);
 
