@@ -109,6 +109,9 @@ check "check walls mps" 0 "$exe" check "$src/scenes/dam_break_2d_mps.cfg"
 expect_in "check walls mps" "$work/out" "^walls           mps_layers "
 check "check walls emps" 0 "$exe" check "$src/scenes/hydrostatic_2d_emps.cfg"
 expect_in "check walls emps" "$work/out" "^walls           mps_extrapolated "
+# moving walls are listed with their item and law (core/motion.h)
+check "check moving walls" 0 "$exe" check "$src/scenes/gate_dam_break_2d.cfg"
+expect_in "check moving walls" "$work/out" "^moving walls    geometry\[2\] (obstacle, line [0-9]*): gate law"
 [ -z "$(ls -A "$work" | grep -v '^out$\|^err$')" ] || { echo "FAIL check wrote files"; fails=$((fails + 1)); }
 
 # invalid scenes: exit 2, FILE:LINE: key '...' message, nothing written

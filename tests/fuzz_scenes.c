@@ -36,6 +36,7 @@
 #include "base/scene.h"
 #include "core/sim.h"
 #include "geometry/scene_build.h"
+#include "io/p2m_grid.h"
 #include "run/sim_create.h"
 
 #include <ctype.h>
@@ -351,6 +352,7 @@ static const char *const added[][2] = {
     {"numerics", "h_factor = 0.5;"},
     {"numerics", "ndiv = 1;"},
     {"numerics", "ndiv = 3;"},
+    {"numerics", "packing = true; packing_iterations = 3;"},
     {"numerics", "cfl = 1.0;"},
     {"numerics", "integrator = \"verlet\"; verlet_steps = 1;"},
     {"numerics", "viscosity = \"laminar\";"},
@@ -530,6 +532,14 @@ static int try_mutant(const char *src, const char *name, int from_file, sl_err *
     if (rc == SL_OK) {
         sim s;
         rc = sim_create(&s, &sc, &backend_cpu, &err);
+        if (rc == SL_OK && sc.grid.enabled) { /* the gridded fields, as the engine lays them out first */
+            p2m_grid grid;
+            rc = p2m_grid_for_sim(&grid, &s, &err);
+            if (rc == SL_OK)
+                p2m_grid_free(&grid);
+            else
+                sim_free(&s);
+        }
         if (rc == SL_OK) {
             for (int k = 0; k < FUZZ_STEPS && rc == SL_OK; ++k) {
                 double dt = 0;

@@ -66,7 +66,7 @@ typedef struct cloud {
 
 static void cloud_grid(cloud *C, double rmax, int ndiv, const double dmin[3], const double dmax[3])
 {
-    assert_int_equal(nbr_grid_init(&C->g, C->dim, ndiv, (real)rmax, dmin, dmax, (int64_t)1 << 24, NULL),
+    assert_int_equal(nbr_grid_init(&C->g, C->dim, ndiv, (real)rmax, dmin, dmax, 0, (int64_t)1 << 24, NULL),
                      SL_OK);
     assert_int_equal(nbr_grid_build(&C->g, &C->p, NULL), SL_OK);
     assert_int_equal(C->g.n_inside, C->p.n); /* every particle inside the grid */

@@ -8,6 +8,7 @@
 #include "grid/nbr_grid.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,7 +66,7 @@ static void check_case(int dim, int ndiv, enum layout lay, size_t n, uint64_t se
     particles p;
     make_layout(&p, dim, lay, n, lo, hi, seed);
     nbr_grid g;
-    assert_int_equal(nbr_grid_init(&g, dim, ndiv, rmax, lo, hi, (int64_t)1 << 26, NULL), SL_OK);
+    assert_int_equal(nbr_grid_init(&g, dim, ndiv, rmax, lo, hi, 0, (int64_t)1 << 26, NULL), SL_OK);
     assert_int_equal(g.view.nruns, dim == 2 ? 2 * ndiv + 1 : (2 * ndiv + 1) * (2 * ndiv + 1));
     /* A transient field (a rate the scheme recomputes after each rebuild) stays as it was. */
     int tf = particles_add_field(&p, "rate", 1);
@@ -150,7 +151,7 @@ static void test_stable_order_inside_cells(void **state)
     particles p;
     make_layout(&p, 2, CLUSTERED, 2000, lo, hi, 7);
     nbr_grid g;
-    assert_int_equal(nbr_grid_init(&g, 2, 2, (real)0.1, lo, hi, 1 << 20, NULL), SL_OK);
+    assert_int_equal(nbr_grid_init(&g, 2, 2, (real)0.1, lo, hi, 0, 1 << 20, NULL), SL_OK);
     assert_int_equal(nbr_grid_build(&g, &p, NULL), SL_OK);
     for (size_t i = 1; i < p.n; ++i)
         if (g.cell[i] == g.cell[i - 1])
@@ -169,7 +170,7 @@ static void test_empty_and_single(void **state)
         if (n)
             p.f[PF_X][0] = p.f[PF_Y][0] = p.f[PF_Z][0] = (real)0.5;
         nbr_grid g;
-        assert_int_equal(nbr_grid_init(&g, 3, 1, (real)0.2, lo, hi, 1 << 20, NULL), SL_OK);
+        assert_int_equal(nbr_grid_init(&g, 3, 1, (real)0.2, lo, hi, 0, 1 << 20, NULL), SL_OK);
         assert_int_equal(nbr_grid_build(&g, &p, NULL), SL_OK);
         assert_int_equal(g.n_inside, n);
         nbr_grid_free(&g);
@@ -188,7 +189,7 @@ static void test_nan_goes_to_sink(void **state)
     p.f[PF_Y][1] = (real)0.5;
     p.f[PF_X][2] = (real)-0.1;
     nbr_grid g;
-    assert_int_equal(nbr_grid_init(&g, 2, 1, (real)0.2, lo, hi, 1 << 20, NULL), SL_OK);
+    assert_int_equal(nbr_grid_init(&g, 2, 1, (real)0.2, lo, hi, 0, 1 << 20, NULL), SL_OK);
     assert_int_equal(nbr_grid_build(&g, &p, NULL), SL_OK);
     assert_int_equal(g.n_inside, 1);
     assert_int_equal(p.id[0], 1);
@@ -202,8 +203,100 @@ static void test_too_many_cells_is_an_error(void **state)
     const double lo[3] = {0, 0, 0}, hi[3] = {1000, 1000, 1000};
     nbr_grid g;
     sl_err err;
-    assert_int_equal(nbr_grid_init(&g, 3, 3, (real)0.001, lo, hi, 1 << 20, &err), SL_ERR_INPUT);
+    assert_int_equal(nbr_grid_init(&g, 3, 3, (real)0.001, lo, hi, 0, 1 << 20, &err), SL_ERR_INPUT);
     assert_non_null(strstr(err.msg, "cells"));
+    nbr_grid_free(&g);
+}
+
+/* Periodic axes: for every particle, every particle whose nearest image lies within r_max is a
+ * candidate exactly once (a seam must neither hide a neighbour nor hand it out twice), positions
+ * that left the period are folded back into it, and the grid refuses a period shorter than
+ * 2 ndiv + 1 cells. Brute force over all pairs with the minimum-image distance is the oracle. */
+static void check_periodic(int dim, int ndiv, unsigned axes, uint64_t seed)
+{
+    const double lo[3] = {-0.3, 0.1, 0.0}, hi[3] = {0.5, 0.72, 0.55};
+    const real rmax = (real)0.1;
+    const size_t n = dim == 2 ? 1000 : 1600;
+    particles p;
+    make_layout(&p, dim, UNIFORM, n, lo, hi, seed);
+    /* a few particles a little outside the period, as a step leaves them before the next sort */
+    for (size_t i = 0; i < n; i += 50)
+        for (int a = 0; a < dim; ++a)
+            if ((axes >> a) & 1u)
+                p.f[PF_X + a][i] = (real)(i % 100 ? lo[a] - 0.01 : hi[a] + 0.01);
+    nbr_grid g;
+    assert_int_equal(nbr_grid_init(&g, dim, ndiv, rmax, lo, hi, axes, 1 << 24, NULL), SL_OK);
+    assert_int_equal(nbr_grid_build(&g, &p, NULL), SL_OK);
+    assert_int_equal(g.n_inside, n); /* along a periodic axis nothing is outside */
+    double L[3];
+    for (int a = 0; a < 3; ++a)
+        L[a] = hi[a] - lo[a];
+    for (size_t i = 0; i < n; ++i)
+        for (int a = 0; a < dim; ++a)
+            if ((axes >> a) & 1u)
+                assert_true(p.f[PF_X + a][i] >= (real)lo[a] - (real)1e-6 && p.f[PF_X + a][i] <= (real)hi[a] + (real)1e-6);
+    int32_t *seen = calloc(n, sizeof *seen);
+    long pairs = 0, across = 0;
+    for (size_t i = 0; i < n; ++i) {
+        memset(seen, 0, n * sizeof *seen);
+        NBR_FOR_CANDIDATES(&g.view, (int32_t)i, j, { seen[j]++; });
+        for (size_t j = 0; j < n; ++j) {
+            assert_true(seen[j] <= 1);
+            double r2 = 0;
+            int wrapped = 0;
+            for (int a = 0; a < dim; ++a) {
+                double d = (double)p.f[PF_X + a][i] - (double)p.f[PF_X + a][j];
+                if ((axes >> a) & 1u) {
+                    double k = round(d / L[a]);
+                    wrapped |= fabs(d - k * L[a]) < fabs(d) - 1e-12;
+                    d -= k * L[a];
+                }
+                r2 += d * d;
+            }
+            if (r2 < (double)rmax * (double)rmax) {
+                if (!seen[j])
+                    fail_msg("dim %d ndiv %d axes %u: particle %zu misses neighbour %zu at %g", dim, ndiv, axes, i, j,
+                             sqrt(r2));
+                pairs++;
+                across += wrapped;
+            }
+        }
+    }
+    assert_true(across > 0); /* the seams were crossed */
+    printf("periodic dim %d ndiv %d axes %u: %ld pairs within r_max, %ld of them across a seam\n", dim, ndiv, axes,
+           pairs, across);
+    free(seen);
+    nbr_grid_free(&g);
+    particles_free(&p);
+}
+
+static void test_periodic_candidates(void **state)
+{
+    (void)state;
+    for (int ndiv = 1; ndiv <= 3; ++ndiv) {
+        check_periodic(2, ndiv, 1u, 11);
+        check_periodic(2, ndiv, 2u, 12);
+        check_periodic(2, ndiv, 3u, 13);
+        check_periodic(3, ndiv, 1u, 14);
+        check_periodic(3, ndiv, 6u, 15);
+        check_periodic(3, ndiv, 7u, 16);
+    }
+}
+
+static void test_periodic_period_too_short(void **state)
+{
+    (void)state;
+    const double lo[3] = {0, 0, 0}, hi[3] = {0.26, 1, 0};
+    nbr_grid g;
+    sl_err err;
+    /* ndiv 2, r_max 0.1: cells of at least 0.05, 5 needed along x; 0.26 m holds 5 (of 0.052 m):
+     * accepted; 0.24 m holds 4 */
+    assert_int_equal(nbr_grid_init(&g, 2, 2, (real)0.1, lo, hi, 1u, 1 << 20, &err), SL_OK);
+    assert_int_equal(g.interior[0], 5);
+    nbr_grid_free(&g);
+    const double hi2[3] = {0.24, 1, 0};
+    assert_int_equal(nbr_grid_init(&g, 2, 2, (real)0.1, lo, hi2, 1u, 1 << 20, &err), SL_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "periodic"));
     nbr_grid_free(&g);
 }
 
@@ -215,6 +308,8 @@ int main(void)
         cmocka_unit_test(test_empty_and_single),
         cmocka_unit_test(test_nan_goes_to_sink),
         cmocka_unit_test(test_too_many_cells_is_an_error),
+        cmocka_unit_test(test_periodic_candidates),
+        cmocka_unit_test(test_periodic_period_too_short),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

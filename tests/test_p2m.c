@@ -207,7 +207,7 @@ static void test_pick(void **state)
 #endif
     /* a grid too fine for the node limit is refused with the key to change */
     p2m_grid big;
-    assert_int_equal(p2m_grid_init(&big, 2, 4, 1e-5, dmin, dmax, GRID_ALL, P2M_MAX_NODES, &err), SL_ERR_RUNTIME);
+    assert_int_equal(p2m_grid_init(&big, 2, 4, 1e-5, dmin, dmax, GRID_ALL, P2M_MAX_NODES, &err), SL_ERR_INPUT);
     assert_non_null(strstr(err.msg, "grid.spacing"));
     p2m_grid_free(&g);
 }

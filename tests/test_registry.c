@@ -35,7 +35,8 @@ static void test_passes_distinct(void **state)
     }
 }
 
-/* Scheme ids run 0.. in list order; wall-model ids from 1000 on, so the two ranges never meet. */
+/* Scheme ids run 0.. in list order, wall-model ids from 1000 on, packing's from 2000 on, so the ranges
+ * never meet. */
 static void test_pass_id_ranges(void **state)
 {
     (void)state;
@@ -45,7 +46,11 @@ static void test_pass_id_ranges(void **state)
 #define BOUNDARY_ID_IN_RANGE(NAME, ID, LABEL, FLAGS, FORM) assert_true((ID) >= 1000 && (ID) < BOUNDARY_PASS_END);
     BOUNDARY_PASSES(BOUNDARY_ID_IN_RANGE)
 #undef BOUNDARY_ID_IN_RANGE
+#define PACKING_ID_IN_RANGE(NAME, ID, LABEL, FLAGS, FORM) assert_true((ID) >= 2000 && (ID) < PACKING_PASS_END);
+    PACKING_PASSES(PACKING_ID_IN_RANGE)
+#undef PACKING_ID_IN_RANGE
     assert_true(SCHEME_PASS_END < 1000);
+    assert_true(BOUNDARY_PASS_END < 2000);
 }
 
 static void test_schemes_found_by_name(void **state)

@@ -562,6 +562,12 @@ static void test_shipped_scenes(void **state)
 
 /* ---- one test per error path ------------------------------------------------------------- */
 
+/* A box tank whose `motion` group is M, on line 4; MOTION_TANK_RAW: the whole setting. */
+#define MOTION_TANK_RAW(M)                                                                          \
+    NUM "geometry = (\n  { type = \"tank\"; min = [0.0, 0.0]; max = [1.0, 1.0];\n    " M " },\n"          \
+        "  { type = \"fluid\"; min = [0.0, 0.0]; max = [1.0, 0.5]; } );\n"
+#define MOTION_TANK(M) MOTION_TANK_RAW("motion = { " M " };")
+
 typedef struct bad_case {
     const char *name;
     const char *text;
@@ -837,6 +843,60 @@ static const bad_case bad_cases[] = {
          "  { type = \"tank\"; min = [1.5, 0.0]; max = [2.5, 1.0]; },\n"
          "  { type = \"fluid\"; min = [0, 0]; max = [1, 1]; } );\n",
      4, "geometry[1]", "overlap those of the tank geometry[0] (line 3)"},
+    /* moving walls: a tank's `motion` group (line 4 in MOTION_TANK) */
+    {"motion_in_fluid",
+     NUM "geometry = (\n  { type = \"fluid\"; min = [0.0, 0.0]; max = [1.0, 1.0];\n"
+         "    motion = { law = \"gate\"; velocity = [0.0, 1.0]; }; } );\n",
+     4, "geometry[0].motion", "not used by a fluid item (accepted: only in tank, obstacle items)"},
+    {"motion_not_group", MOTION_TANK_RAW("motion = 1;"), 4, "geometry[0].motion",
+     "expected a group { ... }, got the integer 1 (accepted: a group { key = value; ... } of the keys law, amplitude"},
+    {"motion_unknown_key", MOTION_TANK("law = \"sine\"; amplitud = [0.1, 0.0]; frequency = 1.0;"), 4,
+     "geometry[0].motion.amplitud", "unknown key; did you mean 'amplitude'?"},
+    {"motion_no_law", MOTION_TANK("amplitude = [0.1, 0.0]; frequency = 1.0;"), 4, "geometry[0].motion.law",
+     "required key is missing (accepted: one of \"none\", \"sine\", \"rotation\", \"gate\")"},
+    {"motion_bad_law", MOTION_TANK("law = \"slosh\";"), 4, "geometry[0].motion.law",
+     "\"slosh\" is not accepted"},
+    {"motion_key_of_other_law", MOTION_TANK("law = \"gate\"; velocity = [0.0, 1.0]; amplitude = [0.1, 0.0];"), 4,
+     "geometry[0].motion.amplitude", "not used by the gate law (accepted: only with law sine)"},
+    {"motion_missing_amplitude", MOTION_TANK("law = \"sine\"; frequency = 1.0;"), 4, "geometry[0].motion.amplitude",
+     "required key is missing for the sine law (accepted: a displacement amplitude"},
+    {"motion_missing_pivot", MOTION_TANK("law = \"rotation\"; angle = 5.0; period = 2.0;"), 4,
+     "geometry[0].motion.pivot", "required key is missing for the rotation law (accepted: a point"},
+    {"motion_missing_velocity", MOTION_TANK("law = \"gate\"; start = 0.1;"), 4, "geometry[0].motion.velocity",
+     "required key is missing for the gate law"},
+    {"motion_frequency_and_period", MOTION_TANK("law = \"sine\"; amplitude = [0.1, 0.0]; frequency = 1.0; period = 1.0;"),
+     4, "geometry[0].motion.period", "given with frequency (accepted: frequency or period, not both)"},
+    {"motion_no_frequency", MOTION_TANK("law = \"sine\"; amplitude = [0.1, 0.0];"), 4,
+     "geometry[0].motion.frequency", "required key is missing for the sine law (accepted: frequency in Hz > 0"},
+    {"motion_frequency_negative", MOTION_TANK("law = \"sine\"; amplitude = [0.1, 0.0]; frequency = -1.0;"), 4,
+     "geometry[0].motion.frequency", "-1 is out of range (accepted: a number > 0 and <= 1e4, in Hz)"},
+    {"motion_angle_range", MOTION_TANK("law = \"rotation\"; angle = 200.0; period = 2.0; pivot = [0.5, 0.0];"), 4,
+     "geometry[0].motion.angle", "200 is out of range (accepted: a number > 0 and <= 180, in degrees)"},
+    {"motion_amplitude_length", MOTION_TANK("law = \"sine\"; amplitude = [0.1]; frequency = 1.0;"), 4,
+     "geometry[0].motion.amplitude", "has 1 number, but simulation.dimension = 2 needs 2"},
+    {"motion_stop_before_start",
+     MOTION_TANK("law = \"gate\"; velocity = [0.0, 1.0]; start = 1.0; stop = 0.5;"), 4,
+     "geometry[0].motion.stop", "0.5 s is not after start = 1 s (accepted: stop > start)"},
+    {"motion_ramp_too_long", MOTION_TANK("law = \"gate\"; velocity = [0.0, 1.0]; stop = 0.1; ramp = 0.06;"), 4,
+     "geometry[0].motion.ramp", "0.06 s of ramp at each end do not fit in start..stop = 0.1 s (accepted: 2 ramp"},
+    {"motion_axis_in_2d", MOTION_TANK("law = \"rotation\"; angle = 5.0; period = 2.0; pivot = [0.5, 0.0]; "
+                                      "axis = [0.0, 1.0];"),
+     4, "geometry[0].motion.axis", "not used in 2D (accepted: only with simulation.dimension = 3"},
+    {"motion_axis_zero",
+     "simulation = { dimension = 3; };\n" NUM "geometry = (\n  { type = \"tank\"; min = [0.0, 0.0, 0.0]; "
+     "max = [1.0, 1.0, 1.0];\n    motion = { law = \"rotation\"; angle = 5.0; period = 2.0; pivot = [0.5, 0.5, 0.0];"
+     "\n axis = [0.0, 0.0, 0.0]; }; },\n  { type = \"fluid\"; min = [0.0, 0.0, 0.0]; max = [1.0, 1.0, 0.5]; } );\n",
+     6, "geometry[0].motion.axis", "has no direction (accepted: a vector [x, y, z], numbers not all 0)"},
+    {"motion_outside_domain",
+     "simulation = { domain_min = [-0.5, -0.5]; domain_max = [1.5, 2.0]; };\n"
+         MOTION_TANK("law = \"sine\"; amplitude = [0.2, 0.0]; frequency = 1.0;"),
+     5, "geometry[0]", "the tank's motion takes it outside the domain: it sweeps [-0.7, -0.3]..[1.7, 1]"},
+    {"motion_of_plane",
+     "simulation = { domain_min = [-0.5, -0.5]; domain_max = [1.5, 2.0]; };\n" NUM
+     "geometry = (\n  { type = \"tank\"; shape = \"plane\"; point = [0.0, 0.0]; normal = [0.0, 1.0];\n"
+     "    motion = { law = \"gate\"; velocity = [0.0, 1.0]; }; },\n"
+     "  { type = \"fluid\"; min = [0.0, 0.0]; max = [1.0, 0.5]; } );\n",
+     5, "geometry[0].motion", "not used by a plane item (accepted: only with shape box, mesh, cylinder, sphere, wedge)"},
 };
 
 static void test_bad_case(void **state)

@@ -96,7 +96,7 @@ static void test_eos_round_trip(void **state)
 /* A pair's particle as sph_load makes it (1/rho filled in). */
 static sph_particle pair_particle(real x, real y, real z, real vx, real vy, real vz, real rho, real p, int fluid)
 {
-    sph_particle a = {x, y, z, vx, vy, vz, rho, p, fluid, 1.0f / rho};
+    sph_particle a = {x, y, z, vx, vy, vz, rho, p, vx, vy, vz, fluid, 1.0f / rho};
     return a;
 }
 

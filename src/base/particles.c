@@ -47,6 +47,18 @@ int particles_add_field(particles *p, const char *name, int transient)
     return k;
 }
 
+void particles_drop_fields(particles *p, int keep)
+{
+    for (int k = keep; k < p->nfields; ++k) {
+        free(p->f[k]);
+        p->f[k] = NULL;
+        p->fname[k] = NULL;
+        p->transient[k] = 0;
+    }
+    if (keep < p->nfields)
+        p->nfields = keep;
+}
+
 int particles_field_index(const particles *p, const char *name)
 {
     for (int k = 0; k < p->nfields; ++k)

@@ -47,6 +47,10 @@ int particles_alloc(particles *p, size_t n, sl_err *err);
  * transient: the scheme computes it again after every cell rebuild before reading it. */
 int particles_add_field(particles *p, const char *name, int transient);
 
+/* Frees the fields from index `keep` on (>= PF_CORE), the last ones added: what a pre-pass that
+ * added fields of its own (run/packing.c) leaves behind. */
+void particles_drop_fields(particles *p, int keep);
+
 /* Index of a field by name, or -1. */
 int particles_field_index(const particles *p, const char *name);
 

@@ -22,6 +22,44 @@ enum geom_slope { SLOPE_PLUS_X, SLOPE_MINUS_X, SLOPE_PLUS_Y, SLOPE_MINUS_Y };
 
 #define SCENE_MESH_PATH_MAX 1024
 
+/* A prescribed motion of a tank or obstacle (the item's `motion` group): the item as written is its
+ * place at t <= start; the law gives the rigid displacement from there (physics/rigid_motion.h). */
+enum motion_law { MOTION_NONE, MOTION_SINE, MOTION_ROTATION, MOTION_GATE };
+
+typedef struct scene_motion {
+    enum motion_law law;
+    double amplitude[3];    /* sine: translation amplitude, m */
+    double frequency;       /* sine, rotation: Hz (0 when `period` was given) */
+    double period;          /* sine, rotation: s (0 when `frequency` was given) */
+    double phase;           /* sine, rotation: degrees */
+    double angle;           /* rotation: angular amplitude, degrees */
+    double axis[3];         /* rotation: unit axis (3D; z in 2D) */
+    double pivot[3];        /* rotation: a point on the axis, m */
+    double velocity[3];     /* gate: velocity between the ramps, m/s */
+    double start, stop;     /* s: the law runs in [start, stop]; the item rests before and after */
+    double ramp;            /* gate: s of smooth acceleration after start and deceleration before stop */
+    int line;               /* of the group, for errors found later */
+} scene_motion;
+
+/* A floating body (an obstacle item's `floating` group): a rigid body moved by the fluid's force and
+ * torque, gravity and its constraints (core/floating.h). Unset mass properties come from the item's
+ * filled lattice. */
+enum { FLOAT_AXIS_X = 1u << 0, FLOAT_AXIS_Y = 1u << 1, FLOAT_AXIS_Z = 1u << 2 };
+
+typedef struct scene_floating {
+    int enabled;            /* the item has a `floating` group */
+    double density;         /* kg/m^3 (0: `mass` given) */
+    double mass;            /* kg (kg/m in 2D; 0: from density) */
+    double center[3];       /* centre of mass, m (used when center_set) */
+    double inertia[3];      /* principal moments about x, y, z through the centre of mass (2D: z
+                             * only), kg m^2 (kg m in 2D; used when inertia_set) */
+    int center_set, inertia_set;
+    double velocity[3];     /* initial velocity of the centre of mass, m/s */
+    double omega[3];        /* initial angular velocity, rad/s (2D: z only) */
+    unsigned fix_translation, fix_rotation; /* FLOAT_AXIS_* bits: world axes held fixed */
+    int line;               /* of the group, for errors found later */
+} scene_floating;
+
 typedef struct scene_geom {
     enum geom_kind kind;
     enum geom_shape shape;
@@ -41,6 +79,8 @@ typedef struct scene_geom {
     double scale;           /* non-box shapes: x' = R(scale x) + translate */
     double rotate[3];       /* degrees about x, then y, then z (2D: rotate[2] only) */
     double translate[3];
+    scene_motion motion;    /* tank, obstacle: prescribed motion (law MOTION_NONE: fixed) */
+    scene_floating floating; /* obstacle: a floating body (enabled 0: none) */
 } scene_geom;
 
 enum kernel_kind { KERNEL_WENDLAND_C2, KERNEL_CUBIC_SPLINE };
@@ -174,6 +214,8 @@ typedef struct scene {
     double end_time;             /* s */
     int domain_set;              /* 1 when domain_min/max were given */
     double domain_min[3], domain_max[3];
+    unsigned periodic;           /* bit a: the domain wraps around along axis a (needs domain_min/max) */
+    int periodic_line;           /* of simulation.periodic in the file, for checks made later */
 
     /* fluid */
     double rho0;          /* kg/m^3 */
@@ -196,6 +238,10 @@ typedef struct scene {
     double delta;         /* delta-SPH density diffusion coefficient (0 = off) */
     enum diffusion_kind diffusion;
     enum wall_model_kind { WALL_MODEL_DBC, WALL_MODEL_MDBC } boundary; /* WCSPH walls: numerics.boundary */
+    int no_slip;          /* mdbc with laminar viscosity: zero velocity on the wall surface (numerics.no_slip) */
+    int packing;          /* relax the fluid particles inside their shape before the run (run/packing.c) */
+    int packing_iterations; /* at most this many relaxation steps */
+    double packing_tolerance; /* stop once no particle moves more than this many spacings in a step */
 
     scene_mps mps;
 
@@ -260,6 +306,7 @@ const char *scene_gpu_strategy_name(enum gpu_strategy_name k);
 const char *scene_gpu_strategy_accepted(void);
 const char *scene_gpu_sort_accepted(void);
 const char *scene_viscosity_name(enum viscosity_kind k);
+const char *scene_motion_law_name(enum motion_law k);
 const char *scene_viz_field_name(enum viz_field_kind k);
 /* Index of a viewer field name ("velocity", "pressure", "density", "type"), or -1. */
 int scene_viz_field_find(const char *name);

@@ -20,8 +20,10 @@ enum scene_key_type {
     KT_SCHEME, /* char[size]: a name known to scheme_find() */
     KT_VEC,    /* double[3]: `simulation.dimension` numbers, z = 0 in 2D */
     KT_FLAGS,  /* unsigned: an array of distinct strings from `names`, names[i] sets bit i */
-    KT_POINTS  /* scene_probe_point[SCENE_PROBES_MAX] + an int count at count_offset: a list of
+    KT_POINTS, /* scene_probe_point[SCENE_PROBES_MAX] + an int count at count_offset: a list of
                 * ( { name = "..."; at = [...]; }, ... ) */
+    KT_GROUP   /* a group { ... } whose keys are the rows `sub` (nsub), offsets within the struct at
+                * `offset` (a geometry item's `motion`) */
 };
 
 enum {
@@ -50,6 +52,8 @@ typedef struct scene_key {
     const char *doc;          /* one line */
     unsigned kinds;           /* geometry items: GK() bits */
     size_t count_offset;      /* KT_POINTS: the int that counts the points */
+    const struct scene_key *sub; /* KT_GROUP: the keys of the group */
+    int nsub;
 } scene_key;
 
 #endif

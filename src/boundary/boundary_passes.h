@@ -7,10 +7,12 @@
 #include "core/pass.h"
 #include "mdbc.h"
 #include "mps_extrapolated.h"
+#include "moving.h"
 
 #define BOUNDARY_PASSES(X)                                                                          \
     X(mps_wall_pressure, PASS_MPS_WALL_PRESSURE, "mps.wall_pressure", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
-    X(mdbc_density, PASS_MDBC_DENSITY, "mdbc.density", PASS_NEIGHBOURS | PASS_REPEATABLE, BODY)
+    X(mdbc_density, PASS_MDBC_DENSITY, "mdbc.density", PASS_NEIGHBOURS | PASS_REPEATABLE, BODY) \
+    X(moving_place, PASS_MOVING_PLACE, "motion.place", 0, BODY)
 
 MPS_PASS_CUBES(BOUNDARY_PASSES)
 

@@ -19,7 +19,8 @@
  *   they are computed again at every start from the geometry, and a checkpoint carries them with
  *   every other field, so a restart continues with the same ghost nodes.
  *
- * Velocity: the boundary particles keep the wall's velocity (0: walls do not move) in the momentum
+ * Velocity: the boundary particles keep the wall's velocity (0, or a moving wall's from its law:
+ * boundary/moving.h, which also turns the ghost offsets of a rotating wall) in the momentum
  * and continuity sums, the original mDBC of the paper (DualSPHysics's "Vel0"); neither the no-slip
  * nor the free-slip extrapolation of the ghost velocity of later versions.
  * Tension: the density is not clamped (the extrapolation may give rho_b < rho0 near the free surface
@@ -41,6 +42,7 @@
 #include "boundary_passes.h"
 
 #include "core/sim.h"
+#include "geometry/scene_build.h"
 
 #include <math.h>
 #include <string.h>
@@ -128,7 +130,7 @@ static int obstacle_ghost(const scene *sc, const double x[3], double off[3])
         double dist[3] = {INFINITY, INFINITY, INFINITY}, face[3] = {0, 0, 0};
         double best = INFINITY;
         for (int a = 0; a < sc->dim; ++a)
-            for (int side = 0; side < 2; ++side) {
+            for (int side = 0; side < 2 && !scene_spans_period(sc, gm, a); ++side) { /* a seam is no face */
                 double f = side ? hi[a] : lo[a];
                 double d = fabs(f - x[a]);
                 double q[3] = {x[0], x[1], x[2]};
@@ -162,6 +164,17 @@ static int mdbc_init(sim *s, sl_err *err)
         }
         if ((s->args.slot[k] = particles_add_field(p, names[a], 0)) < 0)
             return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the mDBC ghost-node fields");
+        s->args.motion.vec[a] = s->args.slot[k]; /* the ghost node turns with a rotating wall */
+    }
+    /* no-slip: the velocity the viscous term sees at each boundary particle, computed again after
+     * every cell rebuild (transient) */
+    static const char *const visc_names[3] = {"mdbc_wall_vx", "mdbc_wall_vy", "mdbc_wall_vz"};
+    for (int a = 0; a < 3; ++a) {
+        s->args.wall_visc[a] = 0;
+        if (!sc->no_slip || a >= sc->dim)
+            continue;
+        if ((s->args.wall_visc[a] = particles_add_field(p, visc_names[a], 1)) < 0)
+            return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the mDBC no-slip fields");
     }
     for (size_t i = 0; i < p->n; ++i) {
         if (p->type[i] == PT_FLUID)
@@ -175,20 +188,10 @@ static int mdbc_init(sim *s, sl_err *err)
     return SL_OK;
 }
 
-/* Before every force evaluation (the WCSPH step calls the hook after each cell rebuild): the grid's
- * layout for the pass, then the pass over the particles inside the domain. */
+/* Before every force evaluation (the WCSPH step calls the hook after each cell rebuild). */
 static void mdbc_update(sim *s)
 {
-    mdbc_params *m = &s->P.mdbc;
-    const nbr_grid *g = &s->g;
-    for (int a = 0; a < 3; ++a) {
-        m->origin[a] = g->origin[a];
-        m->interior[a] = g->interior[a];
-    }
-    m->cell_width = (double)g->cell_width;
-    m->nc[0] = g->nc[0];
-    m->nc[1] = g->nc[1];
-    s->be->run_pass(s, &mdbc_density_pass, g->n_inside);
+    s->be->run_pass(s, &mdbc_density_pass, s->g.n_inside);
 }
 
 const boundary_model boundary_mdbc = {

@@ -1,6 +1,7 @@
 /* registry.c: the wall models. A new model is its file and one line in SLUICE_BOUNDARY_MODELS
  * (its passes, if any, go to BOUNDARY_PASSES in boundary_passes.h). */
 #include "boundary.h"
+#include "moving.h"
 
 #include "core/sim.h"
 
@@ -30,5 +31,7 @@ int boundary_setup(sim *s, const char *name, sl_err *err)
     if (!(s->bnd = boundary_find(name)))
         return sl_fail(err, SL_ERR_RUNTIME, "scheme '%s' asks for the wall model '%s', which is not registered",
                        s->sch ? s->sch->name : "?", name);
-    return s->bnd->init ? s->bnd->init(s, err) : SL_OK;
+    moving_walls_prepare(s);
+    int rc = s->bnd->init ? s->bnd->init(s, err) : SL_OK;
+    return rc ? rc : moving_walls_setup(s, err); /* every scheme's walls may move */
 }

@@ -11,6 +11,7 @@
 #include "io/p2m_grid.h"
 #include "base/scene.h"
 #include "geometry/scene_build.h"
+#include "core/motion.h"
 #include "core/sim.h"
 #include "run/sim_create.h"
 #ifdef SLUICE_HAVE_CUDA
@@ -405,6 +406,11 @@ static int cmd_check(int argc, char **argv)
     printf("%-16s%s: valid\n", "scene", sc.path);
     printf("%-16s%s (%s), %dD, %s backend\n", "method", s.sch->name, s.sch->description, sc.dim, s.be->name);
     printf("%-16s%s (%s)\n", "walls", s.bnd->name, s.bnd->description);
+    for (int b = 0; s.motion && b < s.motion->nbodies; ++b) { /* core/motion.h */
+        const scene_geom *gm = &sc.geom[s.motion->item[b]];
+        printf("%-16sgeometry[%d] (%s, line %d): %s law\n", b ? "" : "moving walls", s.motion->item[b],
+               gm->kind == GEOM_TANK ? "tank" : "obstacle", gm->line, scene_motion_law_name(gm->motion.law));
+    }
     printf("%-16s%zu (fluid %zu, wall %zu, obstacle %zu)\n", "particles", s.p.n,
            particles_count_type(&s.p, PT_FLUID), particles_count_type(&s.p, PT_WALL),
            particles_count_type(&s.p, PT_OBSTACLE));
@@ -429,7 +435,8 @@ static int cmd_check(int argc, char **argv)
         printf(" (%g sqrt(|g| H), H = %g m)", sc.sound_speed_coef, s.fluid_height);
     printf("\n%-16s", "domain");
     for (int a = 0; a < sc.dim; ++a)
-        printf("%s%c [%g, %g]", a ? ", " : "", ax[a], s.domain_min[a], s.domain_max[a]);
+        printf("%s%c [%g, %g]%s", a ? ", " : "", ax[a], s.domain_min[a], s.domain_max[a],
+               (sc.periodic >> a) & 1u ? " periodic" : "");
     printf(" m\n%-16s%lld (", "cells", (long long)g->ncells);
     for (int a = 0; a < sc.dim; ++a)
         printf("%s%d", a ? " x " : "", g->nc[a]);
@@ -456,7 +463,7 @@ static int cmd_check(int argc, char **argv)
         p2m_grid grid;
         sl_err gerr;
         if (p2m_grid_for_sim(&grid, &s, &gerr) != SL_OK) {
-            fprintf(stderr, "%s: %s\n", sc.path, gerr.msg);
+            fprintf(stderr, "%s\n", gerr.msg); /* names the file and the key */
             sim_free(&s);
             scene_free(&sc);
             return SL_ERR_INPUT;

@@ -93,6 +93,13 @@ typedef struct backend_mg_hooks {
                   void *ctx);
 } backend_mg_hooks;
 
+/* Memory the backend holds for data that passes read through a pointer in pass_args (the moving
+ * walls' transforms): its address and capacity in bytes. */
+typedef struct backend_buffer {
+    void *ptr;
+    size_t cap;
+} backend_buffer;
+
 typedef struct backend {
     const char *name;
     /* 1 when the backend can run on this machine (a device is present); NULL: always. */
@@ -142,6 +149,12 @@ typedef struct backend {
     const backend_bench_hooks *bench;
     /* The multigrid preconditioner's primitives (every backend has them). */
     const backend_mg_hooks *mg;
+    /* Copies `bytes` from `host` into *buf (grown as needed), where the passes can read it, and
+     * returns that address; NULL with the error kept for take_error on failure. NULL where the
+     * passes read host memory: the host address serves. */
+    const void *(*upload)(struct sim *s, backend_buffer *buf, const void *host, size_t bytes);
+    /* Frees what upload allocated in *buf. */
+    void (*buffer_free)(struct sim *s, backend_buffer *buf);
 } backend;
 
 extern const backend backend_cpu;

@@ -148,13 +148,17 @@ HD static inline real mg_fine_product(const mg_args *m, int64_t i, const real *v
  * within reach on every axis: delta + reach (1 + n0 + n0 n1) has the digits ox + reach, oy + reach,
  * oz + reach in the radices n0, n1 (each digit below its radix: the grid is wider than a stencil,
  * the neighbour grid's margins see to that). Two 32-bit divisions instead of two coordinate
- * decompositions. */
+ * decompositions. -1 for a cell beyond reach: a neighbour across a periodic seam, which the cell
+ * levels leave out (they are a preconditioner; dropping a symmetric pair of negative couplings keeps
+ * the coarse operators diagonally dominant, so still positive definite). */
 HD static inline int mg_entry_of_delta(const mg_grid *g, int32_t delta)
 {
     uint32_t n0 = (uint32_t)g->n[0], n1 = (uint32_t)g->n[1], r = (uint32_t)g->reach, w = 2 * r + 1;
     uint32_t shifted = (uint32_t)delta + r * (1 + n0 + (g->dim == 3 ? n0 * n1 : 0));
     uint32_t ox = shifted % n0, rest = shifted / n0;
     uint32_t oy = rest % n1, oz = rest / n1;
+    if (ox >= w || oy >= w || oz >= w)
+        return -1;
     return (int)(ox + w * (oy + w * oz));
 }
 
@@ -183,6 +187,8 @@ HD static inline void mg_row_partials(const mg_args *m, int64_t i)
                 continue; /* P has no column for j: it is not an unknown */
             real v = m->A.val[sparse_ell_index(&m->A, (int32_t)i, k)];
             int s = mg_entry_of_delta(g, m->cell[j] - ci);
+            if (s < 0)
+                continue; /* across a periodic seam */
             if (open && s == cur) {
                 acc += v;
                 continue;

@@ -2,6 +2,8 @@
  * backend's errors checked, release, memory. */
 #include "sim.h"
 
+#include "motion.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +54,7 @@ void sim_free(sim *s)
 {
     if (s->sch && s->sch->release && s->scheme_data)
         s->sch->release(s);
+    motion_free(s); /* before the backend, whose memory it may hold */
     if (s->be && s->be->release)
         s->be->release(s);
     particles_free(&s->p);

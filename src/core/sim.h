@@ -12,6 +12,7 @@
 #include "base/status.h"
 
 struct boundary_model;
+struct motion;
 
 typedef struct sim {
     const scene *sc;
@@ -26,6 +27,7 @@ typedef struct sim {
     double t;                            /* simulated time, s */
     long step;
     pass_args args;                      /* the scheme's slots, dt and flag for its passes */
+    struct motion *motion;               /* the moving walls' bodies (core/motion.h), NULL: none */
     void *scheme_data;                   /* owned by the scheme, freed with free() */
     void *backend_data;                  /* owned by the backend, freed by be->release */
     profile prof;                        /* phase times, when prof.enabled */

@@ -315,3 +315,20 @@ int mesh_sample(const stl_mesh *m, double dp, enum sample_mode mode, int layers,
     free(box), free(order), free(active), free(zlo), free(dist), free(cross), free(inside);
     return rc;
 }
+
+/* ---- one point ----------------------------------------------------------------------------- */
+
+double mesh_signed_distance(const stl_mesh *m, const double p[3])
+{
+    double d2 = INFINITY;
+    size_t crossings = 0;
+    for (size_t t = 0; t < m->ntri; ++t) {
+        const double *v = m->xyz + 9 * t;
+        d2 = fmin(d2, dist2_triangle(p, v, v + 3, v + 6));
+        double x;
+        /* the sampler's inside test: crossings past the point along +x, on the perturbed row */
+        if (row_crossing(v, p[1], p[2], &x) && x > p[0])
+            ++crossings;
+    }
+    return crossings & 1u ? -sqrt(d2) : sqrt(d2);
+}

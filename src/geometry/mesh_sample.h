@@ -18,4 +18,8 @@ int mesh_sample(const stl_mesh *m, double dp, enum sample_mode mode, int layers,
 /* The mesh's bounding box. */
 void mesh_bounds(const stl_mesh *m, double lo[3], double hi[3]);
 
+/* The distance from p to the nearest triangle, negative inside (the sampler's inside test); every
+ * triangle is visited: for a few points, not for a lattice. */
+double mesh_signed_distance(const stl_mesh *m, const double p[3]);
+
 #endif

@@ -39,6 +39,15 @@ static void emit(emitter *em, const double pos[3], const double vel[3], enum par
     em->next++;
 }
 
+/* Whether item gm spans the whole period of periodic axis a (its faces lie on the seam). */
+int scene_spans_period(const scene *sc, const scene_geom *gm, int a)
+{
+    if (!((sc->periodic >> a) & 1u))
+        return 0;
+    double tol = 1e-6 * sc->dp;
+    return fabs(gm->min[a] - sc->domain_min[a]) < tol && fabs(gm->max[a] - sc->domain_max[a]) < tol;
+}
+
 /* Visits the lattice points of one item: tanks add `layers` layers outside their inner box,
  * obstacles keep only their outer `layers` layers. */
 static void walk_item(const scene *sc, const scene_geom *gm, emitter *em)
@@ -55,6 +64,13 @@ static void walk_item(const scene *sc, const scene_geom *gm, emitter *em)
     int up = dim - 1;
     if (gm->kind == GEOM_TANK && !gm->closed_top)
         hi[up] = n[up] - 1;
+    /* an obstacle that spans a whole period continues across the seam: its faces there are no
+     * surface (a channel's plate would otherwise be walls through its thickness at the seam, where
+     * MPS solves for their pressure and mDBC mirrors the fluid) */
+    unsigned endless = 0;
+    for (int a = 0; a < dim; ++a)
+        if (gm->kind == GEOM_OBSTACLE && scene_spans_period(sc, gm, a))
+            endless |= 1u << a;
     static const double zero[3] = {0, 0, 0};
     for (int64_t k = lo[2]; k <= hi[2]; ++k)
         for (int64_t j = lo[1]; j <= hi[1]; ++j)
@@ -68,7 +84,8 @@ static void walk_item(const scene *sc, const scene_geom *gm, emitter *em)
                     int64_t o = idx[a] < 0 ? -idx[a] - 1 : idx[a] >= n[a] ? idx[a] - n[a] : 0;
                     out = o > out ? o : out;
                     int64_t d = idx[a] < n[a] - 1 - idx[a] ? idx[a] : n[a] - 1 - idx[a];
-                    depth = d < depth ? d : depth;
+                    if (!((endless >> a) & 1u))
+                        depth = d < depth ? d : depth;
                 }
                 double pos[3] = {0, 0, 0};
                 for (int a = 0; a < dim; ++a)
@@ -190,6 +207,48 @@ int scene_build_particles(const scene *sc, particles *p, sl_err *err)
     return SL_OK;
 }
 
+void scene_motion_sweep(const scene_motion *m, int dim, double t_end, double lo[3], double hi[3])
+{
+    if (m->law == MOTION_SINE) {
+        for (int a = 0; a < dim; ++a) { /* d = A (sin(...) - sin phi) lies in [-2|A|, 2|A|] */
+            lo[a] -= 2.0 * fabs(m->amplitude[a]);
+            hi[a] += 2.0 * fabs(m->amplitude[a]);
+        }
+    } else if (m->law == MOTION_GATE) {
+        double run = fmax(0.0, fmin(m->stop, t_end) - m->start); /* the ramps only shorten the way */
+        for (int a = 0; a < dim; ++a) {
+            double d = m->velocity[a] * run;
+            lo[a] += d < 0 ? d : 0.0;
+            hi[a] += d > 0 ? d : 0.0;
+        }
+    } else if (m->law == MOTION_ROTATION) { /* the ball about the pivot through the farthest corner */
+        double r2 = 0;
+        for (int a = 0; a < dim; ++a) {
+            double e = fmax(fabs(lo[a] - m->pivot[a]), fabs(hi[a] - m->pivot[a]));
+            r2 += e * e;
+        }
+        double r = sqrt(r2);
+        for (int a = 0; a < dim; ++a) {
+            lo[a] = fmin(lo[a], m->pivot[a] - r);
+            hi[a] = fmax(hi[a], m->pivot[a] + r);
+        }
+    }
+}
+
+int scene_item_ranges(const scene *sc, size_t *first, size_t *count, sl_err *err)
+{
+    emitter em = {NULL, 0, sc->dim};
+    static const enum geom_kind order[3] = {GEOM_FLUID, GEOM_TANK, GEOM_OBSTACLE};
+    for (int o = 0; o < 3; ++o)
+        for (int k = 0; k < sc->ngeom; ++k)
+            if (sc->geom[k].kind == order[o]) {
+                first[k] = em.next;
+                SL_TRY(visit_item(sc, &sc->geom[k], &em, err));
+                count[k] = em.next - first[k];
+            }
+    return SL_OK;
+}
+
 void scene_domain(const scene *sc, double r_max, double dmin[3], double dmax[3])
 {
     if (sc->domain_set) {
@@ -206,9 +265,15 @@ void scene_domain(const scene *sc, double r_max, double dmin[3], double dmax[3])
     for (int k = 0; k < sc->ngeom; ++k) {
         const scene_geom *gm = &sc->geom[k];
         double pad = gm->kind == GEOM_TANK ? gm->layers * sc->dp : 0.0;
+        double lo[3], hi[3];
+        for (int a = 0; a < 3; ++a) {
+            lo[a] = gm->min[a] - pad;
+            hi[a] = gm->max[a] + pad;
+        }
+        scene_motion_sweep(&gm->motion, sc->dim, sc->end_time, lo, hi); /* a moving wall stays inside */
         for (int a = 0; a < sc->dim; ++a) {
-            dmin[a] = fmin(dmin[a], gm->min[a] - pad);
-            dmax[a] = fmax(dmax[a], gm->max[a] + pad);
+            dmin[a] = fmin(dmin[a], lo[a]);
+            dmax[a] = fmax(dmax[a], hi[a]);
         }
         if (gm->kind == GEOM_TANK && !gm->closed_top)
             headroom = fmax(headroom, gm->max[up] - gm->min[up]);

@@ -28,7 +28,19 @@ double scene_item_particles_estimate(const scene *sc, const scene_geom *g);
  * that cannot be read any more fails here with the mesh's message). */
 int scene_build_particles(const scene *sc, particles *p, sl_err *err);
 
-/* The box the simulation lives in: simulation.domain_min/max when given, otherwise every particle
+/* Whether item gm spans the whole period of periodic axis a: its faces there lie on the seam and
+ * are no surface (wall layers, mDBC faces). */
+int scene_spans_period(const scene *sc, const scene_geom *gm, int a);
+
+/* Grows lo..hi, the box of an item as the file puts it, to a box holding every place its motion
+ * (physics/rigid_motion.h) takes it until t_end. */
+void scene_motion_sweep(const scene_motion *m, int dim, double t_end, double lo[3], double hi[3]);
+
+/* Where each geometry item's particles are in the array scene_build_particles fills (ids at the
+ * start): item k's are [first[k], first[k] + count[k]). Arrays of sc->ngeom. */
+int scene_item_ranges(const scene *sc, size_t *first, size_t *count, sl_err *err);
+
+/* The box the simulation lives in (moving items: everywhere their motion takes them): simulation.domain_min/max when given, otherwise every particle
  * plus one interaction radius, and above an open tank as much headroom again as its height. */
 void scene_domain(const scene *sc, double r_max, double dmin[3], double dmax[3]);
 

@@ -281,3 +281,28 @@ int shape_sample(const scene *sc, const scene_geom *g, lattice_visit fn, void *c
     }
     return rc;
 }
+
+/* ---- one point ---------------------------------------------------------------------------------- */
+
+double shape_signed_distance(const scene *sc, const scene_geom *g, const stl_mesh *m, const double p[3])
+{
+    int dim = sc->dim;
+    if (g->shape == SHAPE_BOX) { /* as given: no placement */
+        double out = 0, in = -INFINITY;
+        for (int a = 0; a < dim; ++a) {
+            double d = fmax(g->min[a] - p[a], p[a] - g->max[a]);
+            out += fmax(d, 0) * fmax(d, 0);
+            in = fmax(in, d);
+        }
+        return in > 0 ? sqrt(out) : in;
+    }
+    if (g->shape == SHAPE_MESH)
+        return m ? mesh_signed_distance(m, p) : INFINITY;
+    placement pl;
+    placement_of(sc, g, &pl);
+    double l[3];
+    to_local(&pl, p, l);
+    if (dim == 2)
+        l[2] = 0.0;
+    return pl.s * sd_local(sc, g, l);
+}

@@ -29,4 +29,9 @@ double shape_particles_estimate(const scene *sc, const scene_geom *g);
  * the domain. The layer is floor(distance / dp). */
 int shape_sample(const scene *sc, const scene_geom *g, lattice_visit fn, void *ctx, sl_err *err);
 
+/* The signed distance from p to the item's surface as placed, negative inside (the solid of an
+ * obstacle, the cavity of a tank, the fluid; behind a plane): what the sampler decides by. m: the
+ * placed mesh of a mesh item (shape_load_mesh), NULL for the other shapes. */
+double shape_signed_distance(const scene *sc, const scene_geom *g, const stl_mesh *m, const double p[3]);
+
 #endif

@@ -94,4 +94,6 @@ extern "C" const backend backend_cuda = {
     cuda_take_error,
     &cuda_bench_hooks,
     &cuda_mg_hooks,
+    cuda_upload,
+    cuda_buffer_free,
 };

@@ -41,6 +41,7 @@ launch_geom cuda_geometry(const sim *s)
     g.max_per_cell = st->max_per_cell;
     g.sm_count = st->sm_count;
     g.reproducible = st->sort == GPU_SORT_RADIX;
+    g.periodic = s->g.view.periodic != 0;
     return g;
 }
 

@@ -5,11 +5,15 @@
 
 #include <math.h>
 
-__global__ void k_cell_of(nbr_grid g, const real *x, const real *y, const real *z, int32_t *cell, int32_t n)
+/* Each particle's cell; positions that left across a periodic seam are folded back first. */
+__global__ void k_cell_of(nbr_grid g, real *x, real *y, real *z, int32_t *cell, int32_t n)
 {
     int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (i < n)
-        cell[i] = nbr_cell_of(&g, x[i], y[i], z[i]);
+    if (i >= n)
+        return;
+    if (g.view.periodic)
+        nbr_fold_position(&g.view, &x[i], &y[i], &z[i]);
+    cell[i] = nbr_cell_of(&g, x[i], y[i], z[i]);
 }
 
 /* counters[0] = particles inside (cell_start[ncells]); counters[1] = most particles in a cell. */

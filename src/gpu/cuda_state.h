@@ -82,6 +82,8 @@ void cuda_remember_error(sim *s, const sl_err *err);
 int cuda_to_device(sim *s, sl_err *err);
 void cuda_to_host(sim *s);
 void cuda_release(sim *s);
+const void *cuda_upload(sim *s, backend_buffer *buf, const void *host, size_t bytes);
+void cuda_buffer_free(sim *s, backend_buffer *buf);
 
 /* cuda_binning.cu: the backend's build_cells. */
 int cuda_build_cells(sim *s, sl_err *err);

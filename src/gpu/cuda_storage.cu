@@ -1,5 +1,6 @@
 /* cuda_storage.cu: the CUDA backend's device arrays: the slab and ring of the real fields, the
- * copies between host and device, and their release. */
+ * copies between host and device, and their release; the buffers of data passes read through
+ * pass_args (backend.upload). */
 #include "cuda_state.h"
 
 #include "gpu_check.h"
@@ -173,4 +174,38 @@ void cuda_release(sim *s)
     cudaEventDestroy(st->ev_stop);
     free(st);
     s->backend_data = NULL;
+}
+
+/* backend.upload: a copy on the default stream, so the passes launched after it read it (the copy
+ * from pageable memory has left the host buffer when it returns, so the host may change it). */
+const void *cuda_upload(sim *s, backend_buffer *buf, const void *host, size_t bytes)
+{
+    sl_err err;
+    cudaError_t e = cudaSuccess;
+    if (bytes > buf->cap) {
+        cudaFree(buf->ptr);
+        buf->ptr = NULL;
+        buf->cap = 0;
+        if ((e = cudaMalloc(&buf->ptr, bytes)) != cudaSuccess) {
+            buf->ptr = NULL;
+            gpu_fail(&err, "cudaMalloc (pass data)", e);
+            cuda_remember_error(s, &err);
+            return NULL;
+        }
+        buf->cap = bytes;
+    }
+    if (bytes && (e = cudaMemcpy(buf->ptr, host, bytes, cudaMemcpyHostToDevice)) != cudaSuccess) {
+        gpu_fail(&err, "cudaMemcpy (pass data)", e);
+        cuda_remember_error(s, &err);
+        return NULL;
+    }
+    return buf->ptr;
+}
+
+void cuda_buffer_free(sim *s, backend_buffer *buf)
+{
+    (void)s;
+    cudaFree(buf->ptr);
+    buf->ptr = NULL;
+    buf->cap = 0;
 }

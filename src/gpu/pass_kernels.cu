@@ -587,6 +587,9 @@ static int has_sym_form(int pass_id)
 
 int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *geo)
 {
+    /* the staged, compact and symmetric kernels walk the runs themselves, without the seam */
+    if (geo->periodic && strategy != GS_PAR_PART && strategy != GS_PAR_CELL)
+        return 0;
     switch (strategy) {
     case GS_PAR_PART:
         return 1;

@@ -57,6 +57,8 @@ typedef struct launch_geom {
     int max_per_cell;  /* most particles in one cell */
     int sm_count;      /* streaming multiprocessors */
     int reproducible;  /* bit-identical runs asked for (radix sort): no strategy whose sums vary */
+    int periodic;      /* the grid wraps around: only the strategies that walk the candidates through
+                        * NBR_FOR_CANDIDATES (par-part, par-cell) see across the seam */
 } launch_geom;
 
 /* A strategy's name as scene files and the command line spell it (defined in backend_cuda.cu,
@@ -65,7 +67,7 @@ const char *gpu_strategy_label(int strategy);
 
 /* Whether `strategy` can run pass `pass_id` over n particles (the staged strategies need the
  * pair form and cells of at most 256 particles; the cell strategies and par-part-sym need
- * n = geo->n). */
+ * n = geo->n; a periodic grid takes par-part and par-cell only). */
 int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *geo);
 
 /* Queues pass `pass_id` with `strategy` over particles [0, n); `work` is scratch the pass may grow

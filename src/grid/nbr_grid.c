@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int nbr_grid_init(nbr_grid *g, int dim, int ndiv, real r_max, const double dmin[3],
-                  const double dmax[3], int64_t max_cells, sl_err *err)
+int nbr_grid_init(nbr_grid *g, int dim, int ndiv, real r_max, const double dmin[3], const double dmax[3],
+                  unsigned periodic, int64_t max_cells, sl_err *err)
 {
     memset(g, 0, sizeof *g);
     if (ndiv < 1 || ndiv > 3)
@@ -14,8 +14,10 @@ int nbr_grid_init(nbr_grid *g, int dim, int ndiv, real r_max, const double dmin[
     g->dim = dim;
     g->ndiv = ndiv;
     g->cell_width = r_max / (real)ndiv;
+    nbr_view *v = &g->view;
     int64_t total = 1;
     for (int a = 0; a < 3; ++a) {
+        v->cell_size[a] = (double)g->cell_width;
         if (a >= dim) {
             g->origin[a] = 0.0;
             g->interior[a] = 1;
@@ -23,14 +25,27 @@ int nbr_grid_init(nbr_grid *g, int dim, int ndiv, real r_max, const double dmin[
             continue;
         }
         double ext = dmax[a] - dmin[a];
-        double want = ceil(ext / g->cell_width);
+        int wraps = (periodic >> a) & 1u;
+        /* along a periodic axis a whole number of cells spans the period (cells a little wider
+         * than r_max/ndiv, so ndiv of them still cover the interaction radius) */
+        double want = wraps ? floor(ext / g->cell_width) : ceil(ext / g->cell_width);
         /* compared as a double: converting a value beyond int64 (a domain of 1e300 m) is undefined
          * and gave a grid of 1 cell, so the run went on with every particle in one cell */
         if (!(want <= (double)((int64_t)1 << 30)))
             return sl_fail(err, SL_ERR_INPUT,
                            "neighbour grid: %.3g cells of width %g m along axis %d is too many", want,
                            (double)g->cell_width, a);
+        if (wraps && want < 2 * ndiv + 1)
+            return sl_fail(err, SL_ERR_INPUT,
+                           "neighbour grid: the periodic %c extent %g m is %.0f cells of %g m (accepted: a "
+                           "period of at least %d cells, %g m: twice the interaction radius and a cell)",
+                           "xyz"[a], ext, want, (double)g->cell_width, 2 * ndiv + 1,
+                           (2 * ndiv + 1) * (double)g->cell_width);
         int64_t cells = want < 1 ? 1 : (int64_t)want;
+        if (wraps) {
+            v->cell_size[a] = ext / (double)cells;
+            v->periodic |= 1u << a;
+        }
         g->origin[a] = dmin[a];
         g->interior[a] = (int)cells;
         g->nc[a] = (int)cells + 2 * ndiv;
@@ -46,14 +61,23 @@ int nbr_grid_init(nbr_grid *g, int dim, int ndiv, real r_max, const double dmin[
     if (!g->cell_start)
         return sl_fail(err, SL_ERR_RUNTIME, "out of memory for %lld neighbour cells", (long long)total);
 
-    /* One run per (dy, dz): the row of 2 ndiv + 1 cells centred on the particle's column. */
-    nbr_view *v = &g->view;
+    v->dim = dim;
     v->ndiv = ndiv;
+    v->ncells = total;
+    for (int a = 0; a < 3; ++a) {
+        v->origin[a] = g->origin[a];
+        v->interior[a] = g->interior[a];
+        v->nc[a] = g->nc[a];
+    }
+    /* One run per (dy, dz): the row of 2 ndiv + 1 cells centred on the particle's column. */
     v->nruns = 0;
     int zr = dim == 3 ? ndiv : 0;
     for (int dz = -zr; dz <= zr; ++dz)
-        for (int dy = -ndiv; dy <= ndiv; ++dy)
+        for (int dy = -ndiv; dy <= ndiv; ++dy) {
+            v->run_dy[v->nruns] = (int8_t)dy;
+            v->run_dz[v->nruns] = (int8_t)dz;
             v->run_offset[v->nruns++] = (int32_t)(dy * g->nc[0] + (int64_t)dz * g->nc[0] * g->nc[1]);
+        }
     v->cell_start = g->cell_start;
     return SL_OK;
 }
@@ -105,11 +129,14 @@ int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err)
         return rc;
     const int64_t nc = g->ncells;
     int32_t *start = g->cell_start;
-    const real *x = p->f[PF_X], *y = p->f[PF_Y], *z = p->f[PF_Z];
+    real *x = p->f[PF_X], *y = p->f[PF_Y], *z = p->f[PF_Z];
 
     #pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; ++i)
+    for (size_t i = 0; i < n; ++i) {
+        if (g->view.periodic)
+            nbr_fold_position(&g->view, &x[i], &y[i], &z[i]);
         g->cell_tmp[i] = nbr_cell_of(g, x[i], y[i], z[i]);
+    }
 
     /* Counting sort: counts, exclusive prefix sum, stable scatter. Serial passes of O(n + cells):
      * cheap next to the interaction passes and independent of the thread count. */

@@ -14,29 +14,40 @@
 #include "base/real.h"
 #include "base/status.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define NBR_MAX_RUNS 49 /* (2*3+1)^2 */
 
-/* What a pass needs to walk neighbours; plain pointers, valid on the host or the device. */
+/* What a pass needs to walk neighbours; plain pointers, valid on the host or the device, and the
+ * grid's layout, so a pass can also find the cell of a point that is not a particle (mDBC's ghost
+ * nodes). */
 typedef struct nbr_view {
     const int32_t *cell_start; /* ncells + 2 entries */
     const int32_t *cell;       /* cell of each (sorted) particle */
-    int ndiv;
+    int dim, ndiv;
     int nruns;
     int32_t run_offset[NBR_MAX_RUNS]; /* centre cell of each run, relative to the particle's cell */
+    int8_t run_dy[NBR_MAX_RUNS], run_dz[NBR_MAX_RUNS]; /* the run's row offset in cells */
+    unsigned periodic;  /* bit a: the grid wraps around along axis a */
+    double origin[3];   /* lower corner of the first interior cell */
+    double cell_size[3]; /* cell width along each axis (r_max/ndiv, or a little more along a periodic
+                          * axis so that a whole number of cells spans the period) */
+    int interior[3];    /* interior cells per axis (1 along z in 2D) */
+    int nc[3];          /* cells per axis including the margins */
+    int64_t ncells;     /* all cells; the sink cell is number ncells */
 } nbr_view;
 
 typedef struct nbr_grid {
     int dim, ndiv;
-    real cell_width;
+    real cell_width;    /* r_max/ndiv: the narrowest cell (view.cell_size has each axis's) */
     double origin[3];   /* lower corner of the first interior cell */
     int interior[3];    /* interior cells per axis (1 along z in 2D) */
     int nc[3];          /* cells per axis including the margins */
     int64_t ncells;     /* all cells; the sink cell is number ncells */
     size_t n_inside;    /* particles inside the domain, sorted first */
-    nbr_view view;      /* cell_start and cell point into the arrays below */
+    nbr_view view;      /* the layout above, and cell_start and cell pointing into the arrays below */
     int32_t *cell_start;
     int32_t *cell;
     int32_t *cell_tmp;  /* scratch for the sort */
@@ -46,26 +57,59 @@ typedef struct nbr_grid {
 } nbr_grid;
 
 /* Lays out the cells over [dmin, dmax] for interaction radius r_max; allocates cell_start.
- * Fails when the grid would need more than max_cells cells. */
-int nbr_grid_init(nbr_grid *g, int dim, int ndiv, real r_max, const double dmin[3],
-                  const double dmax[3], int64_t max_cells, sl_err *err);
+ * periodic: bit a makes axis a periodic with period dmax[a] - dmin[a], which must span at least
+ * 2 ndiv + 1 cells. Fails when the grid would need more than max_cells cells. */
+int nbr_grid_init(nbr_grid *g, int dim, int ndiv, real r_max, const double dmin[3], const double dmax[3],
+                  unsigned periodic, int64_t max_cells, sl_err *err);
 
 void nbr_grid_free(nbr_grid *g);
 
-/* Cell of a position: its index in the margin-padded grid, or g->ncells when outside. */
+/* Cell of a position: its index in the margin-padded grid, or v->ncells when outside. Along a
+ * periodic axis every position has a cell: the index is taken modulo the period's cells. */
+HD static inline int32_t nbr_view_cell_of(const nbr_view *v, real x, real y, real z)
+{
+    double f[3] = {((double)x - v->origin[0]) / v->cell_size[0], ((double)y - v->origin[1]) / v->cell_size[1],
+                   v->dim == 3 ? ((double)z - v->origin[2]) / v->cell_size[2] : 0.0};
+    int64_t q[3];
+    for (int a = 0; a < 3; ++a) {
+        if (!(f[a] == f[a]) || f[a] > 4.0e9 || f[a] < -4.0e9)
+            return (int32_t)v->ncells; /* NaN or far away: also along a periodic axis */
+        if ((v->periodic >> a) & 1u) {
+            int64_t k = (int64_t)floor(f[a]) % v->interior[a];
+            q[a] = k < 0 ? k + v->interior[a] : k;
+        } else {
+            if (!(f[a] >= 0.0))
+                return (int32_t)v->ncells;
+            q[a] = (int64_t)f[a];
+            if (q[a] >= v->interior[a])
+                return (int32_t)v->ncells;
+        }
+    }
+    int m = v->ndiv;
+    int64_t mz = v->dim == 3 ? m : 0;
+    return (int32_t)((q[0] + m) + v->nc[0] * ((q[1] + m) + (int64_t)v->nc[1] * (q[2] + mz)));
+}
+
+/* A position folded back into the period along each periodic axis, so positions keep their
+ * precision however far the flow carries them. Particles move less than a cell per step, so one
+ * period is all that is ever added or taken; rounding may leave the result a hair outside, which
+ * nbr_view_cell_of folds. */
+HD static inline void nbr_fold_position(const nbr_view *v, real *x, real *y, real *z)
+{
+    real *q[3] = {x, y, z};
+    for (int a = 0; a < v->dim; ++a)
+        if ((v->periodic >> a) & 1u) {
+            double lo = v->origin[a], L = v->cell_size[a] * v->interior[a], u = (double)*q[a];
+            if (u < lo)
+                *q[a] = (real)(u + L);
+            else if (u >= lo + L)
+                *q[a] = (real)(u - L);
+        }
+}
+
 HD static inline int32_t nbr_cell_of(const nbr_grid *g, real x, real y, real z)
 {
-    double fx = (x - g->origin[0]) / g->cell_width;
-    double fy = (y - g->origin[1]) / g->cell_width;
-    double fz = g->dim == 3 ? (z - g->origin[2]) / g->cell_width : 0.0;
-    if (!(fx >= 0.0 && fy >= 0.0 && fz >= 0.0))
-        return (int32_t)g->ncells; /* also catches NaN */
-    int64_t ix = (int64_t)fx, iy = (int64_t)fy, iz = (int64_t)fz;
-    if (ix >= g->interior[0] || iy >= g->interior[1] || iz >= g->interior[2])
-        return (int32_t)g->ncells;
-    int m = g->ndiv;
-    int64_t mz = g->dim == 3 ? m : 0;
-    return (int32_t)((ix + m) + g->nc[0] * ((iy + m) + (int64_t)g->nc[1] * (iz + mz)));
+    return nbr_view_cell_of(&g->view, x, y, z);
 }
 
 /* Computes every particle's cell, sorts the particles by cell with a stable counting sort
@@ -76,7 +120,7 @@ int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err);
 /* Makes the per-particle arrays (cell and the sort scratch) hold n particles. */
 int nbr_grid_reserve(nbr_grid *g, size_t n, sl_err *err);
 
-/* Range of particles of run r for a particle in cell c. */
+/* Range of particles of run r for a particle in cell c (a grid without periodic axes). */
 HD static inline void nbr_run_range(const nbr_view *v, int32_t c, int r, int32_t *begin, int32_t *end)
 {
     int32_t centre = c + v->run_offset[r];
@@ -84,27 +128,71 @@ HD static inline void nbr_run_range(const nbr_view *v, int32_t c, int r, int32_t
     *end = v->cell_start[centre + v->ndiv + 1];
 }
 
+/* Run r of cell c on a grid with periodic axes: the row (dy, dz) folded back across a periodic
+ * seam, and along a periodic x the 2 ndiv + 1 cells split in two ranges where they cross it. */
+HD static inline int nbr_run_ranges_periodic(const nbr_view *v, int32_t c, int r, int32_t begin[2], int32_t end[2])
+{
+    const int m = v->ndiv, mz = v->dim == 3 ? m : 0;
+    const int64_t n0 = v->nc[0], n1 = v->nc[1];
+    int ix = (int)(c % n0) - m, iy = (int)((c / n0) % n1) - m, iz = (int)(c / (n0 * n1)) - mz;
+    int y = iy + v->run_dy[r], z = iz + v->run_dz[r];
+    if (v->periodic & 2u)
+        y = y < 0 ? y + v->interior[1] : y >= v->interior[1] ? y - v->interior[1] : y;
+    if (v->periodic & 4u)
+        z = z < 0 ? z + v->interior[2] : z >= v->interior[2] ? z - v->interior[2] : z;
+    const int64_t row = m + n0 * ((y + m) + n1 * (int64_t)(z + mz)); /* interior x = 0 of the row */
+    int lo = ix - m, hi = ix + m, nx = v->interior[0];
+    if ((v->periodic & 1u) && (lo < 0 || hi >= nx)) {
+        int wlo = lo < 0 ? lo + nx : 0, whi = lo < 0 ? nx - 1 : hi - nx; /* the part across the seam */
+        lo = lo < 0 ? 0 : lo;
+        hi = hi >= nx ? nx - 1 : hi;
+        begin[0] = v->cell_start[row + lo];
+        end[0] = v->cell_start[row + hi + 1];
+        begin[1] = v->cell_start[row + wlo];
+        end[1] = v->cell_start[row + whi + 1];
+        return 2;
+    }
+    begin[0] = v->cell_start[row + lo];
+    end[0] = v->cell_start[row + hi + 1];
+    return 1;
+}
+
+/* The particle ranges of run r for a particle in cell c: one, or two where a periodic seam splits
+ * the run. Returns how many. */
+HD static inline int nbr_run_ranges(const nbr_view *v, int32_t c, int r, int32_t begin[2], int32_t end[2])
+{
+    if (v->periodic)
+        return nbr_run_ranges_periodic(v, c, r, begin, end);
+    nbr_run_range(v, c, r, &begin[0], &end[0]);
+    return 1;
+}
+
 /* The runs ascend through the grid (rows by y, then layers by z) and the middle one is the particle's
  * own row, so the runs before it hold only particles of earlier cells: a pass that takes only the
- * candidates j > i starts at this run. */
+ * candidates j > i starts at this run. Not so across a periodic seam: the strategies that rely on it
+ * are not used there (gpu_strategy_valid). */
 HD static inline int nbr_own_row_run(const nbr_view *v)
 {
     return v->nruns / 2;
 }
 
-/* Runs the statements after the arguments for every candidate neighbour j of particle i (all
- * particles of the forward-star runs, i itself included), in run order. `continue` skips to the
- * next candidate. */
-#define NBR_FOR_CANDIDATES(nb, i, j, ...)                                                          \
+/* Runs the statements after the arguments for every candidate neighbour j of a point in cell
+ * `cell`: the particles of the forward-star runs and, across periodic seams, those whose nearest
+ * image is within reach, in run order. `continue` skips to the next candidate. */
+#define NBR_FOR_CELL_CANDIDATES(nb, cell, j, ...)                                                  \
     do {                                                                                          \
-        int32_t nbr_c_ = (nb)->cell[i];                                                           \
+        int32_t nbr_c_ = (cell);                                                                  \
         for (int nbr_r_ = 0; nbr_r_ < (nb)->nruns; ++nbr_r_) {                                    \
-            int32_t nbr_jb_, nbr_je_;                                                             \
-            nbr_run_range(nb, nbr_c_, nbr_r_, &nbr_jb_, &nbr_je_);                                \
-            for (int32_t j = nbr_jb_; j < nbr_je_; ++j) {                                         \
-                __VA_ARGS__                                                                       \
-            }                                                                                     \
+            int32_t nbr_jb_[2], nbr_je_[2];                                                       \
+            int nbr_parts_ = nbr_run_ranges(nb, nbr_c_, nbr_r_, nbr_jb_, nbr_je_);                \
+            for (int nbr_k_ = 0; nbr_k_ < nbr_parts_; ++nbr_k_)                                   \
+                for (int32_t j = nbr_jb_[nbr_k_]; j < nbr_je_[nbr_k_]; ++j) {                     \
+                    __VA_ARGS__                                                                   \
+                }                                                                                 \
         }                                                                                         \
     } while (0)
+
+/* The candidates of particle i (i itself included). */
+#define NBR_FOR_CANDIDATES(nb, i, j, ...) NBR_FOR_CELL_CANDIDATES(nb, (nb)->cell[i], j, __VA_ARGS__)
 
 #endif

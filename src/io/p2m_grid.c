@@ -42,13 +42,16 @@ int p2m_grid_init(p2m_grid *g, int dim, int order, double spacing, const double 
         }
         double cells = ceil((dmax[a] - dmin[a]) / spacing - 1e-9);
         if (!(cells >= 0 && cells < 1e8))
-            return sl_fail(err, SL_ERR_RUNTIME, "grid: %g nodes along an axis (spacing %g m)", cells, spacing);
+            return sl_fail(err, SL_ERR_INPUT,
+                           "grid: %.3g nodes along an axis at spacing %g m (accepted: a spacing that gives fewer than "
+                           "1e8 nodes per axis)",
+                           cells, spacing);
         L->n[a] = (int)cells + 1 + 2 * margin;
         L->origin[a] = dmin[a] - margin * spacing;
         nodes *= L->n[a];
     }
     if (nodes > (double)max_nodes)
-        return sl_fail(err, SL_ERR_RUNTIME,
+        return sl_fail(err, SL_ERR_INPUT,
                        "grid: %.3g nodes at grid.spacing = %g m exceed the limit of %zu (accepted: a larger spacing)",
                        nodes, spacing, max_nodes);
     g->nnodes = (size_t)nodes;
@@ -332,8 +335,14 @@ int p2m_grid_for_sim(p2m_grid *g, const sim *s, sl_err *err)
 {
     const scene_grid *sg = &s->sc->grid;
     double spacing = sg->spacing > 0 ? sg->spacing : 2.0 * s->sc->dp;
-    return p2m_grid_init(g, s->sc->dim, sg->order, spacing, s->domain_min, s->domain_max, sg->fields, P2M_MAX_NODES,
-                         err);
+    int rc = p2m_grid_init(g, s->sc->dim, sg->order, spacing, s->domain_min, s->domain_max, sg->fields, P2M_MAX_NODES,
+                           err);
+    if (rc == SL_ERR_INPUT && err) { /* a scene error: name the file and the key, as every one does */
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        sl_fail(err, SL_ERR_INPUT, "%s: key 'grid.spacing': %s", s->sc->path, why);
+    }
+    return rc;
 }
 
 int p2m_grid_update(p2m_grid *g, const sim *s, sl_err *err)

@@ -220,12 +220,15 @@ static int bins_build(probe_bins *b, const sim *s, double support)
     return 0;
 }
 
-/* The cell ranges (inclusive) that cover [x - r, x + r] on each axis. */
-static void bins_range(const probe_bins *b, const double x[3], double r, int dim, int64_t lo[3], int64_t hi[3])
+/* The cell ranges (inclusive) that cover [x - r, x + r] on each axis; the whole axis where it is
+ * periodic (images across the seam count; probes are few, so the longer walk costs little). */
+static void bins_range(const probe_bins *b, const double x[3], double r, int dim, unsigned periodic, int64_t lo[3],
+                       int64_t hi[3])
 {
     for (int a = 0; a < 3; ++a) {
-        lo[a] = a < dim ? bin_axis(b, a, x[a] - r) : 0;
-        hi[a] = a < dim ? bin_axis(b, a, x[a] + r) : 0;
+        int whole = (periodic >> a) & 1u;
+        lo[a] = a < dim && !whole ? bin_axis(b, a, x[a] - r) : 0;
+        hi[a] = a < dim ? whole ? b->n[a] - 1 : bin_axis(b, a, x[a] + r) : 0;
     }
 }
 
@@ -253,14 +256,16 @@ static void sensor_sums(const sim *s, const probe_bins *b, const double q[3], do
     double h = sc->h_factor * sc->dp;
     real norm = (real)sph_kernel_norm(sc->kernel, dim, h), inv_h = (real)(1.0 / h), r2 = (real)(4.0 * h * h);
     int64_t lo[3], hi[3];
-    bins_range(b, q, 2.0 * h, dim, lo, hi);
+    bins_range(b, q, 2.0 * h, dim, s->P.periodic.axes, lo, hi);
     *sw = *swp = 0.0;
     BINS_FOR_EACH(b, lo, hi, e, {
         if (p->type[e] != PT_FLUID)
             continue;
-        probe_pressure_add(sc->kernel, norm, inv_h, r2, (real)(q[0] - p->f[PF_X][e]),
-                           (real)(q[1] - p->f[PF_Y][e]), dim == 3 ? (real)(q[2] - p->f[PF_Z][e]) : R(0.0),
-                           s->P.mass, p->f[PF_RHO][e], p->f[PF_P][e], sw, swp);
+        real d[3] = {(real)(q[0] - p->f[PF_X][e]), (real)(q[1] - p->f[PF_Y][e]),
+                     dim == 3 ? (real)(q[2] - p->f[PF_Z][e]) : R(0.0)};
+        periodic_fold(&s->P.periodic, &d[0], &d[1], &d[2]);
+        probe_pressure_add(sc->kernel, norm, inv_h, r2, d[0], d[1], d[2], s->P.mass, p->f[PF_RHO][e], p->f[PF_P][e],
+                           sw, swp);
     });
 }
 
@@ -290,13 +295,15 @@ static int gauge_level(const sim *s, const probe_bins *b, const double at[2], co
     double dp = sc->dp, h = sc->h_factor * dp, support = 2.0 * h, solid_vol = dim == 3 ? dp * dp * dp : dp * dp;
     double xq[3] = {at[0], dim == 3 ? at[1] : 0.0, 0.0};
     int64_t lo[3], hi[3];
-    bins_range(b, xq, support, dim, lo, hi);
+    bins_range(b, xq, support, dim, s->P.periodic.axes, lo, hi);
     lo[up] = 0;
     hi[up] = b->n[up] - 1;
     size_t n = 0;
     double ztop = -INFINITY, zlow = INFINITY;
     BINS_FOR_EACH(b, lo, hi, e, {
-        double dx = at[0] - p->f[PF_X][e], dy = dim == 3 ? at[1] - p->f[PF_Y][e] : 0.0;
+        real d[3] = {(real)(at[0] - p->f[PF_X][e]), dim == 3 ? (real)(at[1] - p->f[PF_Y][e]) : R(0.0), R(0.0)};
+        periodic_fold(&s->P.periodic, &d[0], &d[1], &d[2]); /* horizontal axes only: z stays 0 */
+        double dx = d[0], dy = d[1];
         double r2 = dx * dx + dy * dy, rho = p->f[PF_RHO][e];
         int fluid = p->type[e] == PT_FLUID;
         if (!(r2 < support * support) || (fluid && !(rho > 0)))

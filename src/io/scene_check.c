@@ -34,6 +34,15 @@ int sk_simulation_after(sk_ctx *c, const config_setting_t *g)
                                sk_fmt_num(sc->domain_min[d], b, sizeof b));
         sc->domain_set = 1;
     }
+    const config_setting_t *per = g ? config_setting_get_member(g, "periodic") : NULL;
+    if (sc->periodic && !sc->domain_set)
+        return sk_fail(c, sk_line_of(per), "simulation.periodic",
+                       "needs simulation.domain_min and domain_max: the period is the domain's extent (accepted: "
+                       "periodic axes with the domain given)");
+    sc->periodic_line = per ? sk_line_of(per) : 0;
+    if (sc->dim == 2 && (sc->periodic & 4u))
+        return sk_fail(c, sk_line_of(per), "simulation.periodic",
+                       "\"z\" in a 2D scene (accepted: \"x\", \"y\")");
     if (sc->dim == 3) { /* gravity's default points down the last axis; fluid.gravity, read next, overrides it */
         sc->gravity[0] = 0.0;
         sc->gravity[1] = 0.0;
@@ -126,6 +135,51 @@ static const char *box_text(const double *lo, const double *hi, int dim, char *b
     return buf;
 }
 
+/* Floating bodies: the scheme and wall model that carry them, no prescribed motion besides, inside
+ * the domain (a tank's inner box when the domain is not given: the grid is cut round the particles),
+ * apart from one another at the start. */
+static int check_floating(sk_ctx *c)
+{
+    const scene *sc = c->sc;
+    int dim = sc->dim;
+    char key[48], box[160], other[160];
+    for (int i = 0; i < sc->ngeom; ++i) {
+        const scene_geom *a = &sc->geom[i];
+        if (!a->floating.enabled)
+            continue;
+        snprintf(key, sizeof key, "geometry[%d].floating", i);
+        if (strcmp(sc->method, "wcsph") != 0)
+            return sk_fail(c, a->floating.line, key, "not yet with simulation.method = \"%s\" (accepted: "
+                           "floating bodies with method \"wcsph\")", sc->method);
+        if (sc->integrator != INTEGRATOR_SYMPLECTIC || sc->boundary != WALL_MODEL_DBC)
+            return sk_fail(c, a->floating.line, key, "not yet with the %s integrator and %s walls (accepted: "
+                           "floating bodies with numerics.integrator = \"symplectic\" and numerics.boundary = "
+                           "\"dbc\")", sc->integrator == INTEGRATOR_SYMPLECTIC ? "symplectic" : "verlet",
+                           sc->boundary == WALL_MODEL_DBC ? "dbc" : "mdbc");
+        if (a->motion.law != MOTION_NONE)
+            return sk_fail(c, a->motion.line, key, "given with a prescribed motion (accepted: a `floating` group "
+                           "or a `motion` group, not both)");
+        box_text(a->min, a->max, dim, box, sizeof box);
+        int inside = sc->domain_set && box_inside(a->min, a->max, sc->domain_min, sc->domain_max, dim);
+        for (int j = 0; j < sc->ngeom && !inside && !sc->domain_set; ++j)
+            inside = sc->geom[j].kind == GEOM_TANK && sc->geom[j].shape != SHAPE_PLANE &&
+                     box_inside(a->min, a->max, sc->geom[j].min, sc->geom[j].max, dim);
+        if (!inside)
+            return sk_fail(c, a->floating.line, key, "body outside the domain: the box %s is not inside %s "
+                           "(accepted: a body inside simulation.domain_min..domain_max, or inside a tank's inner "
+                           "box when no domain is given)", box,
+                           sc->domain_set ? "simulation.domain_min..domain_max" : "the inner box of any tank");
+        for (int j = 0; j < i; ++j) {
+            const scene_geom *b = &sc->geom[j];
+            if (b->floating.enabled && boxes_overlap(a->min, a->max, b->min, b->max, dim))
+                return sk_fail(c, a->floating.line, key, "the body %s overlaps the floating body geometry[%d] "
+                               "(line %d), %s, at the start (accepted: bodies whose boxes do not overlap)", box, j,
+                               b->line, box_text(b->min, b->max, dim, other, sizeof other));
+        }
+    }
+    return SL_OK;
+}
+
 int sk_check_geometry(sk_ctx *c)
 {
     const scene *sc = c->sc;
@@ -137,6 +191,19 @@ int sk_check_geometry(sk_ctx *c)
             if (ntank++ == 0)
                 first_tank = i;
         }
+    /* the lattice (points at (i + 1/2) dp) must continue across a periodic seam with its spacing */
+    for (int d = 0; d < dim; ++d) {
+        if (!((sc->periodic >> d) & 1u))
+            continue;
+        double lo = sc->domain_min[d] / sc->dp, ext = (sc->domain_max[d] - sc->domain_min[d]) / sc->dp;
+        if (fabs(lo - round(lo)) > 1e-6 * fmax(1.0, fabs(lo)) || fabs(ext - round(ext)) > 1e-6 * ext)
+            return sk_fail(c, sc->periodic_line, "simulation.periodic",
+                           "along %s the domain %s..%s m is not a whole number of numerics.spacing = %s m from a "
+                           "multiple of it, so the particle lattice would not continue across the seam (accepted: "
+                           "domain_min and domain_max multiples of the spacing along periodic axes)",
+                           sk_axis_name(d), sk_fmt_num(sc->domain_min[d], num, sizeof num),
+                           sk_fmt_num(sc->domain_max[d], box, sizeof box), sk_fmt_num(sc->dp, num2, sizeof num2));
+    }
     for (int i = 0; i < sc->ngeom; ++i) {
         const scene_geom *a = &sc->geom[i];
         const char *kname = sk_geom_names[a->kind];
@@ -144,6 +211,12 @@ int sk_check_geometry(sk_ctx *c)
         item_extent(sc, a, alo, ahi);
         snprintf(key, sizeof key, "geometry[%d]", i);
         box_text(alo, ahi, dim, box, sizeof box);
+
+        if (a->kind == GEOM_TANK && sc->periodic)
+            return sk_fail(c, a->line, key,
+                           "a tank has walls on every side, across the periodic %s axis too (accepted: obstacles, "
+                           "e.g. plates, as walls in a periodic domain)",
+                           sk_axis_name(__builtin_ctz(sc->periodic)));
 
         /* mDBC mirrors the fluid through box faces (boundary/mdbc.c) */
         if (sc->boundary == WALL_MODEL_MDBC && a->kind != GEOM_FLUID && a->shape != SHAPE_BOX)
@@ -182,6 +255,19 @@ int sk_check_geometry(sk_ctx *c)
                            kname, a->kind == GEOM_TANK ? "the tank with its walls, " : "the box ", box,
                            a->kind == GEOM_TANK ? "," : "",
                            box_text(sc->domain_min, sc->domain_max, dim, other, sizeof other));
+        if (sc->domain_set && a->motion.law != MOTION_NONE) { /* everywhere its motion takes it */
+            double mlo[3], mhi[3];
+            memcpy(mlo, alo, sizeof mlo);
+            memcpy(mhi, ahi, sizeof mhi);
+            scene_motion_sweep(&a->motion, dim, sc->end_time, mlo, mhi);
+            if (!box_inside(mlo, mhi, sc->domain_min, sc->domain_max, dim))
+                return sk_fail(c, a->motion.line, key,
+                               "the %s's motion takes it outside the domain: it sweeps %s, not inside "
+                               "simulation.domain_min..domain_max %s (accepted: a motion that stays in the domain "
+                               "until simulation.end_time, walls included)",
+                               kname, box_text(mlo, mhi, dim, box, sizeof box),
+                               box_text(sc->domain_min, sc->domain_max, dim, other, sizeof other));
+        }
 
         if (a->kind == GEOM_FLUID && ntank > 0) {
             int inside = 0;
@@ -227,7 +313,7 @@ int sk_check_geometry(sk_ctx *c)
                            box_text(blo, bhi, dim, other, sizeof other));
         }
     }
-    return SL_OK;
+    return check_floating(c);
 }
 
 /* ---- probes and grid --------------------------------------------------------------------- */
@@ -367,6 +453,22 @@ int sk_probes_after(sk_ctx *c, const config_setting_t *g)
             }
         }
     }
+    return SL_OK;
+}
+
+/* numerics.no_slip acts through mDBC's ghost nodes on the laminar viscous term: anything else
+ * would silently do nothing. */
+int sk_numerics_after(sk_ctx *c, const config_setting_t *g)
+{
+    const scene *sc = c->sc;
+    if (!sc->no_slip)
+        return SL_OK;
+    const config_setting_t *k = config_setting_get_member(g, "no_slip");
+    if (sc->boundary != WALL_MODEL_MDBC || sc->viscosity != VISCOSITY_LAMINAR)
+        return sk_fail(c, sk_line_of(k), "numerics.no_slip",
+                       "needs numerics.boundary = \"mdbc\" (its ghost nodes give the velocity beyond the wall) "
+                       "and numerics.viscosity = \"laminar\" (the term it acts on) (accepted: true with both, or "
+                       "false)");
     return SL_OK;
 }
 

@@ -152,6 +152,8 @@ static const struct shape_key {
     {"scale", SH_PLACED, 0, 0},
     {"rotate", SH_PLACED, 0, 0},
     {"translate", SH_PLACED, 0, 0},
+    {"motion", ~SH(SHAPE_PLANE), 0, 0}, /* a plane reaches the domain's edges: it has nowhere to go */
+    {"floating", ~SH(SHAPE_PLANE), 0, 0},
 };
 
 static const struct shape_key *shape_key_of(const char *name)
@@ -187,7 +189,170 @@ static int unit_vector(sk_ctx *c, const config_setting_t *s, double *v, const ch
     return SL_OK;
 }
 
-/* The keys that do not fit a table row: `axis` as a name, `rotate` as one number in 2D. */
+/* ---- motion ------------------------------------------------------------------------------- */
+
+#define LAW(law) (1u << (law))
+#define LAW_PERIODIC (LAW(MOTION_SINE) | LAW(MOTION_ROTATION))
+
+/* The motion keys only some laws take (`takes`) and those some require (`needs`); `frequency` and
+ * `period` are checked apart (one of the two). Keys not listed go with every law. */
+static const struct law_key {
+    const char *name;
+    unsigned takes, needs;
+    int only_3d;
+    const char *wanted; /* the accepted text when a law needs it */
+} law_keys[] = {
+    {"amplitude", LAW(MOTION_SINE), LAW(MOTION_SINE), 0, "a displacement amplitude [ax, ay(, az)], in m"},
+    {"frequency", LAW_PERIODIC, 0, 0, ""},
+    {"period", LAW_PERIODIC, 0, 0, ""},
+    {"phase", LAW_PERIODIC, 0, 0, ""},
+    {"angle", LAW(MOTION_ROTATION), LAW(MOTION_ROTATION), 0, "an angular amplitude > 0 and <= 180, in degrees"},
+    {"axis", LAW(MOTION_ROTATION), 0, 1, ""},
+    {"pivot", LAW(MOTION_ROTATION), LAW(MOTION_ROTATION), 0, "a point [x, y(, z)] on the axis, in m"},
+    {"velocity", LAW(MOTION_GATE), LAW(MOTION_GATE), 0, "a velocity [vx, vy(, vz)], in m/s"},
+    {"ramp", LAW(MOTION_GATE), 0, 0, ""},
+};
+
+static void laws_text(unsigned laws, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (int i = MOTION_NONE; i <= MOTION_GATE; ++i)
+        if (laws & LAW(i)) {
+            if (buf[0])
+                sk_append(buf, n, ", ");
+            sk_append(buf, n, scene_motion_law_name((enum motion_law)i));
+        }
+}
+
+/* The keys of a motion group against its law, and the values that depend on one another: one of
+ * frequency and period, stop after start, the ramps within the run, a unit axis. */
+static int check_motion(sk_ctx *c, const config_setting_t *g, scene_motion *m, const char *prefix)
+{
+    char key[128], laws[64], a[40], b[40];
+    m->line = sk_line_of(g);
+    for (size_t i = 0; i < sizeof law_keys / sizeof law_keys[0]; ++i) {
+        const struct law_key *lk = &law_keys[i];
+        const config_setting_t *s = config_setting_get_member(g, lk->name);
+        snprintf(key, sizeof key, "%.100s.%s", prefix, lk->name);
+        if (s && !(lk->takes & LAW(m->law))) {
+            laws_text(lk->takes, laws, sizeof laws);
+            return sk_fail(c, sk_line_of(s), key, "not used by the %s law (accepted: only with law %s)",
+                           scene_motion_law_name(m->law), laws);
+        }
+        if (s && lk->only_3d && c->sc->dim != 3)
+            return sk_fail(c, sk_line_of(s), key,
+                           "not used in 2D (accepted: only with simulation.dimension = 3; in 2D the axis is z)");
+        if (!s && (lk->needs & LAW(m->law)))
+            return sk_fail(c, m->line, key, "required key is missing for the %s law (accepted: %s)",
+                           scene_motion_law_name(m->law), lk->wanted);
+    }
+    const config_setting_t *fs = config_setting_get_member(g, "frequency"), *ps = config_setting_get_member(g, "period");
+    if ((LAW_PERIODIC & LAW(m->law)) && fs && ps) {
+        snprintf(key, sizeof key, "%.100s.period", prefix);
+        return sk_fail(c, sk_line_of(ps), key, "given with frequency (accepted: frequency or period, not both)");
+    }
+    if ((LAW_PERIODIC & LAW(m->law)) && !fs && !ps) {
+        snprintf(key, sizeof key, "%.100s.frequency", prefix);
+        return sk_fail(c, m->line, key, "required key is missing for the %s law (accepted: frequency in Hz > 0, or "
+                       "period in s > 0)", scene_motion_law_name(m->law));
+    }
+    const config_setting_t *ss = config_setting_get_member(g, "stop");
+    if (ss && !(m->stop > m->start)) {
+        snprintf(key, sizeof key, "%.100s.stop", prefix);
+        return sk_fail(c, sk_line_of(ss), key, "%s s is not after start = %s s (accepted: stop > start)",
+                       sk_fmt_num(m->stop, a, sizeof a), sk_fmt_num(m->start, b, sizeof b));
+    }
+    const config_setting_t *rs = config_setting_get_member(g, "ramp");
+    double ramps = ss ? 2.0 * m->ramp : m->ramp;
+    if (rs && m->law == MOTION_GATE && ramps > m->stop - m->start) {
+        snprintf(key, sizeof key, "%.100s.ramp", prefix);
+        return sk_fail(c, sk_line_of(rs), key, "%s s of ramp%s do not fit in start..stop = %s s (accepted: %s)",
+                       sk_fmt_num(m->ramp, a, sizeof a), ss ? " at each end" : "",
+                       sk_fmt_num(m->stop - m->start, b, sizeof b),
+                       ss ? "2 ramp <= stop - start" : "ramp <= stop - start");
+    }
+    if (m->law == MOTION_ROTATION && c->sc->dim == 3) {
+        snprintf(key, sizeof key, "%.100s.axis", prefix);
+        const config_setting_t *as = config_setting_get_member(g, "axis");
+        SL_TRY(unit_vector(c, as ? as : g, m->axis, key, "a vector [x, y, z]"));
+    } else if (m->law == MOTION_ROTATION) {
+        m->axis[0] = m->axis[1] = 0.0;
+        m->axis[2] = 1.0;
+    }
+    return SL_OK;
+}
+
+/* ---- floating ----------------------------------------------------------------------------- */
+
+/* A floating group: in 2D `inertia` and `omega` are one number each (about z), so the group is read
+ * through a copy of its table with those rows made single reals at their z slot. */
+static int read_floating(sk_ctx *c, const scene_key *k, const config_setting_t *s, scene_geom *g, const char *key)
+{
+    scene_key rows[16], group = *k;
+    if (c->sc->dim == 2 && k->nsub <= (int)(sizeof rows / sizeof rows[0])) {
+        for (int i = 0; i < k->nsub; ++i) {
+            rows[i] = k->sub[i];
+            int inertia = strcmp(rows[i].name, "inertia") == 0, omega = strcmp(rows[i].name, "omega") == 0;
+            if (inertia || omega) {
+                rows[i].type = KT_REAL;
+                rows[i].offset = inertia ? FL(inertia[2]) : FL(omega[2]);
+                rows[i].lo = -1e30;
+                rows[i].hi = 1e30;
+                rows[i].flags = 0;
+            }
+        }
+        group.sub = rows;
+    }
+    SL_TRY(sk_read_key(c, &group, s, g, key));
+    scene_floating *f = &g->floating;
+    char sub[192], a[40];
+    f->enabled = 1;
+    f->line = sk_line_of(s);
+    const config_setting_t *ds = config_setting_get_member(s, "density"), *ms = config_setting_get_member(s, "mass");
+    const config_setting_t *is = config_setting_get_member(s, "inertia");
+    f->center_set = config_setting_get_member(s, "center") != NULL;
+    f->inertia_set = is != NULL;
+    if (ds && ms) {
+        snprintf(sub, sizeof sub, "%.150s.mass", key);
+        return sk_fail(c, sk_line_of(ms), sub, "given with density (accepted: density or mass, not both)");
+    }
+    if (!ds && !ms) {
+        snprintf(sub, sizeof sub, "%.150s.density", key);
+        return sk_fail(c, f->line, sub, "required key is missing (accepted: density in kg/m^3 > 0, or mass in "
+                       "kg > 0)");
+    }
+    if (ms && !(f->mass > 0)) {
+        snprintf(sub, sizeof sub, "%.150s.mass", key);
+        return sk_fail(c, sk_line_of(ms), sub, "%s is not a mass (accepted: a mass in kg > 0%s)",
+                       sk_fmt_num(f->mass, a, sizeof a), c->sc->dim == 2 ? ", per metre of depth in 2D" : "");
+    }
+    if (ds && !(f->density > 0)) {
+        snprintf(sub, sizeof sub, "%.150s.density", key);
+        return sk_fail(c, sk_line_of(ds), sub, "%s is not a density (accepted: a density in kg/m^3 > 0)",
+                       sk_fmt_num(f->density, a, sizeof a));
+    }
+    if (is) { /* principal moments: positive definite, and each no more than the sum of the other two */
+        const double *I = f->inertia;
+        int ok = c->sc->dim == 2 ? I[2] > 0 && isfinite(I[2])
+                                 : I[0] > 0 && I[1] > 0 && I[2] > 0 && isfinite(I[0] + I[1] + I[2]) &&
+                                       I[0] <= I[1] + I[2] && I[1] <= I[0] + I[2] && I[2] <= I[0] + I[1];
+        if (!ok) {
+            snprintf(sub, sizeof sub, "%.150s.inertia", key);
+            return sk_fail(c, sk_line_of(is), sub, "is not positive definite (accepted: %s)",
+                           c->sc->dim == 2 ? "one moment Izz in kg m > 0"
+                                           : "principal moments [Ixx, Iyy, Izz] in kg m^2, each > 0 and no more than "
+                                             "the sum of the other two");
+        }
+    }
+    if (c->sc->dim == 2) { /* a 2D body moves in its plane and turns about z */
+        f->fix_translation |= FLOAT_AXIS_Z;
+        f->fix_rotation |= FLOAT_AXIS_X | FLOAT_AXIS_Y;
+    }
+    return SL_OK;
+}
+
+/* The keys that do not fit a table row: `axis` as a name, `rotate` as one number in 2D, the checks
+ * of a `motion` group. */
 static int read_special(sk_ctx *c, const scene_key *k, const config_setting_t *s, scene_geom *g, const char *key,
                         int *done)
 {
@@ -216,6 +381,13 @@ static int read_special(sk_ctx *c, const scene_key *k, const config_setting_t *s
         one.hi = 360;
         one.flags = 0;
         SL_TRY(sk_read_key(c, &one, s, g, key));
+        *done = 1;
+    } else if (strcmp(k->name, "motion") == 0) {
+        SL_TRY(sk_read_key(c, k, s, g, key));
+        SL_TRY(check_motion(c, s, &g->motion, key));
+        *done = 1;
+    } else if (strcmp(k->name, "floating") == 0) {
+        SL_TRY(read_floating(c, k, s, g, key));
         *done = 1;
     }
     return SL_OK;

@@ -30,6 +30,8 @@
 
 #define S(field) offsetof(scene, field)
 #define G(field) offsetof(scene_geom, field)
+#define M(field) offsetof(scene_motion, field)
+#define FL(field) offsetof(scene_floating, field)
 #define NKEYS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 
 #define MSG_MAX sizeof(((sl_err *)0)->msg)
@@ -121,6 +123,7 @@ int sk_simulation_after(sk_ctx *c, const config_setting_t *g);
 int sk_viewer_after(sk_ctx *c, const config_setting_t *g);
 int sk_probes_after(sk_ctx *c, const config_setting_t *g);
 int sk_grid_after(sk_ctx *c, const config_setting_t *g);
+int sk_numerics_after(sk_ctx *c, const config_setting_t *g);
 /* The geometry items against each other, the domain and the spacing (after everything is read). */
 int sk_check_geometry(sk_ctx *c);
 

@@ -291,6 +291,8 @@ void scene_visit_keys(const scene *sc, void (*fn)(const scene_value *v, void *ct
                 v.string = points;
                 break;
             }
+            case KT_GROUP: /* only geometry items have groups, and they are not visited */
+                continue;
             }
             /* domain_min/max mean nothing unless given */
             if (d->type == KT_VEC && sk_groups[g].name[0] == 's' && !sc->domain_set)

@@ -286,6 +286,15 @@ void sk_describe_accepted(const sk_ctx *c, const scene_key *k, char *buf, size_t
                  "letters, digits, '_', '-' or '.'", SCENE_PROBES_MAX, shape, SCENE_PROBE_NAME_MAX - 1);
         break;
     }
+    case KT_GROUP: {
+        const char *names[32];
+        int count = 0;
+        for (int i = 0; i < k->nsub && count < 32; ++i)
+            names[count++] = k->sub[i].name;
+        sk_join_names(names, count, 0, list, sizeof list);
+        snprintf(buf, n, "a group { key = value; ... } of the keys %s", list);
+        break;
+    }
     }
     if (k->units && k->units[0]) {
         sk_append(buf, n, ", in ");

@@ -1,5 +1,5 @@
 /* scene_read.c: reads the value of one key of a scene file (number, integer, bool, name, string,
- * scheme, vector, flags, probe points) against its descriptor, and applies the tables' defaults. */
+ * scheme, vector, flags, probe points, a nested group) against its descriptor, and applies the tables' defaults. */
 #include "scene_keys.h"
 
 #include "core/scheme.h"
@@ -346,6 +346,15 @@ int sk_read_key(sk_ctx *c, const scene_key *k, const config_setting_t *s, void *
         return read_flags(c, k, s, (unsigned *)(void *)dst, key);
     case KT_POINTS:
         return read_points(c, k, s, base, key);
+    case KT_GROUP: {
+        if (t != CONFIG_TYPE_GROUP) {
+            sk_describe_accepted(c, k, acc, sizeof acc);
+            sk_describe_value(s, val, sizeof val);
+            return sk_fail(c, line, key, "expected a group { ... }, got %s (accepted: %s)", val, acc);
+        }
+        group_desc sub = {k->name, k->sub, k->nsub, 0, 0, k->doc, NULL, 0};
+        return sk_read_group(c, &sub, s, dst, key, -1);
+    }
     }
     return SL_OK;
 }
@@ -383,6 +392,9 @@ void sk_apply_defaults(const scene_key *keys, int nkeys, void *base)
             memcpy((char *)base + k->count_offset, &zero, sizeof zero);
             break;
         }
+        case KT_GROUP:
+            sk_apply_defaults(k->sub, k->nsub, dst);
+            break;
         }
     }
 }

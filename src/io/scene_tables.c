@@ -22,6 +22,7 @@ _Static_assert(sizeof(enum viz_walls_kind) == sizeof(int), "enum viz_walls_kind 
 _Static_assert(sizeof(enum viz_projection_kind) == sizeof(int), "enum viz_projection_kind is stored as an int");
 _Static_assert(sizeof(enum probe_front) == sizeof(int), "enum probe_front is stored as an int");
 _Static_assert(sizeof(enum grid_method) == sizeof(int), "enum grid_method is stored as an int");
+_Static_assert(sizeof(enum motion_law) == sizeof(int), "enum motion_law is stored as an int");
 
 static const char *const kernel_names[] = {"wendland", "cubic", NULL};
 static const char *const integrator_names[] = {"symplectic", "verlet", NULL};
@@ -45,6 +46,9 @@ const char *const sk_front_names[] = {"none", "+x", "-x", "+y", "-y", "+z", "-z"
 static const char *const grid_field_names[] = {"density", "velocity", "pressure", NULL};
 static const char *const grid_method_names[] = {"auto", "particle", "mesh", NULL};
 
+/* Index i is bit 1u << i of scene.periodic. */
+static const char *const periodic_axis_names[] = {"x", "y", "z", NULL};
+
 /* Read in table order: `dimension` comes before the vectors that depend on it. */
 static const scene_key simulation_keys[] = {
     {.name = "method", .type = KT_SCHEME, .offset = S(method), .size = SCENE_NAME_MAX, .sdef = "wcsph",
@@ -57,6 +61,9 @@ static const scene_key simulation_keys[] = {
      .doc = "lower corner of the domain (optional; with domain_max)"},
     {.name = "domain_max", .type = KT_VEC, .offset = S(domain_max), .hi = NO_LIMIT, .units = "m",
      .doc = "upper corner of the domain (optional; with domain_min)"},
+    {.name = "periodic", .type = KT_FLAGS, .offset = S(periodic), .names = periodic_axis_names, .def = {0},
+     .doc = "axes along which the domain wraps around (needs domain_min and domain_max: the period is "
+            "the domain's extent, a whole number of spacings)"},
 };
 
 static const scene_key fluid_keys[] = {
@@ -103,6 +110,70 @@ static const scene_key numerics_keys[] = {
     {.name = "boundary", .type = KT_ENUM, .offset = S(boundary), .names = (const char *const[]){"dbc", "mdbc", NULL},
      .def = {WALL_MODEL_DBC}, .units = "",
      .doc = "WCSPH walls: dbc (dynamic boundary particles) or mdbc (modified DBC, English et al. 2022)"},
+    {.name = "no_slip", .type = KT_BOOL, .offset = S(no_slip), .def = {0}, .units = "",
+     .doc = "mdbc with laminar viscosity: the viscous term sees the wall velocity mirrored through the wall "
+            "surface (2 v_wall - v_ghost), so the fluid sticks to the surface, not to the wall particles"},
+    {.name = "packing", .type = KT_BOOL, .offset = S(packing), .def = {0}, .units = "",
+     .doc = "relax the fluid particles evenly inside their shape, fitted to its surface, before the run"},
+    {.name = "packing_iterations", .type = KT_INT, .offset = S(packing_iterations), .lo = 1, .hi = 100000,
+     .def = {1000}, .units = "", .doc = "packing: at most this many relaxation steps"},
+    {.name = "packing_tolerance", .type = KT_REAL, .offset = S(packing_tolerance), .lo = 0, .hi = 1,
+     .flags = KF_LO_OPEN, .def = {1e-3}, .units = "",
+     .doc = "packing: stop once no particle moves more than this many spacings in a step"},
+};
+
+/* The `motion` group of a tank or obstacle item: `law` first, which decides the other keys it takes
+ * (scene_groups.c); the laws themselves are physics/rigid_motion.h. */
+static const char *const motion_law_names[] = {"none", "sine", "rotation", "gate", NULL}; /* enum motion_law */
+static const scene_key motion_keys[] = {
+    {.name = "law", .type = KT_ENUM, .offset = M(law), .names = motion_law_names, .flags = KF_REQUIRED, .units = "",
+     .doc = "sine (translation), rotation (sinusoidal, about an axis), gate (constant velocity), none"},
+    {.name = "amplitude", .type = KT_VEC, .offset = M(amplitude), .hi = 1e3, .flags = KF_ABS, .units = "m",
+     .doc = "sine (required): displacement amplitude"},
+    {.name = "frequency", .type = KT_REAL, .offset = M(frequency), .lo = 0, .hi = 1e4, .flags = KF_LO_OPEN,
+     .units = "Hz", .doc = "sine, rotation: frequency (or `period`)"},
+    {.name = "period", .type = KT_REAL, .offset = M(period), .lo = 0, .hi = 1e6, .flags = KF_LO_OPEN, .units = "s",
+     .doc = "sine, rotation: period (or `frequency`)"},
+    {.name = "phase", .type = KT_REAL, .offset = M(phase), .lo = -360, .hi = 360, .def = {0.0}, .units = "degrees",
+     .doc = "sine, rotation: phase of the sine at `start`"},
+    {.name = "angle", .type = KT_REAL, .offset = M(angle), .lo = 0, .hi = 180, .flags = KF_LO_OPEN,
+     .units = "degrees", .doc = "rotation (required): angular amplitude"},
+    {.name = "axis", .type = KT_VEC, .offset = M(axis), .hi = NO_LIMIT, .def = {0.0, 0.0, 1.0}, .units = "",
+     .doc = "rotation (3D): the axis, not all 0 (2D: z)"},
+    {.name = "pivot", .type = KT_VEC, .offset = M(pivot), .hi = NO_LIMIT, .units = "m",
+     .doc = "rotation (required): a point on the axis"},
+    {.name = "velocity", .type = KT_VEC, .offset = M(velocity), .hi = 1e4, .flags = KF_ABS, .units = "m/s",
+     .doc = "gate (required): velocity between the ramps"},
+    {.name = "start", .type = KT_REAL, .offset = M(start), .lo = 0, .hi = 1e6, .def = {0.0}, .units = "s",
+     .doc = "when the law starts (the item rests where the file puts it until then)"},
+    {.name = "stop", .type = KT_REAL, .offset = M(stop), .lo = 0, .hi = 1e6, .flags = KF_LO_OPEN,
+     .def = {NO_LIMIT}, .units = "s", .doc = "when the law stops (the item rests where it is from then on); "
+     "default: never"},
+    {.name = "ramp", .type = KT_REAL, .offset = M(ramp), .lo = 0, .hi = 1e6, .def = {0.0}, .units = "s",
+     .doc = "gate: smooth (1 - cos) acceleration over this time after start, deceleration before stop"},
+};
+
+/* The `floating` group of an obstacle item: a rigid body the fluid moves (core/floating.h); one of
+ * density and mass, and the positive-definite inertia, are checked in scene_groups.c. */
+static const char *const float_axis_names[] = {"x", "y", "z", NULL}; /* FLOAT_AXIS_* bits */
+static const scene_key floating_keys[] = {
+    {.name = "density", .type = KT_REAL, .offset = FL(density), .lo = 0, .hi = 1e6, .def = {0.0}, .units = "kg/m^3",
+     .doc = "the body's density (or `mass`); mass = density x the volume of its filled lattice"},
+    {.name = "mass", .type = KT_REAL, .offset = FL(mass), .lo = -1e30, .hi = 1e30, .def = {0.0}, .units = "kg",
+     .doc = "the body's mass, > 0 (kg per metre of depth in 2D; or `density`)"},
+    {.name = "center", .type = KT_VEC, .offset = FL(center), .hi = NO_LIMIT, .units = "m",
+     .doc = "centre of mass (default: the centroid of its filled lattice)"},
+    {.name = "inertia", .type = KT_VEC, .offset = FL(inertia), .hi = NO_LIMIT, .units = "kg m^2",
+     .doc = "principal moments [Ixx, Iyy, Izz] about the centre of mass (2D: one number, Izz); default: from "
+            "the filled lattice and the mass"},
+    {.name = "velocity", .type = KT_VEC, .offset = FL(velocity), .hi = 1e4, .flags = KF_ABS, .units = "m/s",
+     .doc = "initial velocity of the centre of mass"},
+    {.name = "omega", .type = KT_VEC, .offset = FL(omega), .hi = 1e4, .flags = KF_ABS, .units = "rad/s",
+     .doc = "initial angular velocity (2D: one number, about z)"},
+    {.name = "fixed_translation", .type = KT_FLAGS, .offset = FL(fix_translation), .names = float_axis_names,
+     .def = {0}, .units = "", .doc = "world axes along which the body does not move, e.g. [\"x\"] (heave only: [\"x\", \"y\"] in 3D)"},
+    {.name = "fixed_rotation", .type = KT_FLAGS, .offset = FL(fix_rotation), .names = float_axis_names,
+     .def = {0}, .units = "", .doc = "world axes about which the body does not turn (2D: it turns about z only)"},
 };
 
 /* `type` first, then `shape`: they decide which other keys an item takes (the shapes' keys and the
@@ -146,6 +217,12 @@ static const scene_key geometry_keys[] = {
      .doc = "walls on the roof too", .kinds = GK(GEOM_TANK)},
     {.name = "velocity", .type = KT_VEC, .offset = G(velocity), .hi = 1e4, .flags = KF_ABS, .units = "m/s",
      .doc = "initial velocity", .kinds = GK(GEOM_FLUID)},
+    {.name = "motion", .type = KT_GROUP, .offset = G(motion), .sub = motion_keys, .nsub = NKEYS(motion_keys),
+     .units = "", .doc = "prescribed motion: { law = \"sine\" | \"rotation\" | \"gate\"; ... }",
+     .kinds = GK(GEOM_TANK) | GK(GEOM_OBSTACLE)},
+    {.name = "floating", .type = KT_GROUP, .offset = G(floating), .sub = floating_keys,
+     .nsub = NKEYS(floating_keys), .units = "",
+     .doc = "a floating body moved by the fluid: { density = ... or mass = ...; ... }", .kinds = GK(GEOM_OBSTACLE)},
 };
 
 static const scene_key output_keys[] = {
@@ -240,7 +317,7 @@ static const scene_key grid_keys[] = {
 const group_desc sk_groups[] = {
     {"simulation", simulation_keys, NKEYS(simulation_keys), 0, 0, "what is simulated", sk_simulation_after, 0},
     {"fluid", fluid_keys, NKEYS(fluid_keys), 0, 0, "the fluid's properties", NULL, 0},
-    {"numerics", numerics_keys, NKEYS(numerics_keys), 0, 0, "the discretisation", NULL, 0},
+    {"numerics", numerics_keys, NKEYS(numerics_keys), 0, 0, "the discretisation", sk_numerics_after, 0},
     {"mps", mps_scene_keys, MPS_SCENE_KEY_COUNT, 0, 0, "MPS and explicit MPS (methods mps, emps)", NULL, 0},
     {"geometry", geometry_keys, NKEYS(geometry_keys), 1, 1, "fluid, tanks and obstacles: boxes, meshes, other shapes",
      NULL, 0},
@@ -264,6 +341,11 @@ const char *scene_integrator_name(enum integrator_kind k)
 {
     return (unsigned)k < sizeof integrator_names / sizeof integrator_names[0] - 1 ? integrator_names[k]
                                                                                  : "unknown";
+}
+
+const char *scene_motion_law_name(enum motion_law k)
+{
+    return (unsigned)k < sizeof motion_law_names / sizeof motion_law_names[0] - 1 ? motion_law_names[k] : "unknown";
 }
 
 const char *scene_viz_field_name(enum viz_field_kind k)

@@ -62,16 +62,27 @@ HD static inline void mdbc_sums_add(mdbc_sums *s, real w, real gf, const real d[
     }
 }
 
-/* Solves the (dim+1) x (dim+1) system by Gaussian elimination with partial pivoting; x[0] = f_g,
- * x[1..dim] = grad f_g. Returns the determinant (0 when a pivot is exactly zero, x then unset). */
-HD static inline double mdbc_solve(const mdbc_sums *s, int dim, double x[4])
+/* The right-hand side of another field g over the same neighbours (the matrix is the same): adds
+ * neighbour j's V W g_j, V grad W g_j to rhs, with w, gf, d, vol as mdbc_sums_add takes them. */
+HD static inline void mdbc_rhs_add(double rhs[4], real w, real gf, const real d[3], real vol, double value)
+{
+    double vw = (double)vol * (double)w, vg = (double)vol * (double)gf;
+    rhs[0] += vw * value;
+    for (int k = 0; k < 3; ++k)
+        rhs[1 + k] += vg * (double)d[k] * value;
+}
+
+/* Solves the (dim+1) x (dim+1) system of s's matrix and right-hand side rhs by Gaussian elimination
+ * with partial pivoting; x[0] = f_g, x[1..dim] = grad f_g. Returns the determinant (0 when a pivot
+ * is exactly zero, x then unset). */
+HD static inline double mdbc_solve_rhs(const mdbc_sums *s, const double rhs[4], int dim, double x[4])
 {
     int n = dim + 1;
     double a[4][5];
     for (int r = 0; r < n; ++r) {
         for (int k = 0; k < n; ++k)
             a[r][k] = s->a[r][k];
-        a[r][n] = s->b[r];
+        a[r][n] = rhs[r];
     }
     double det = 1.0;
     for (int c = 0; c < n; ++c) {
@@ -103,6 +114,23 @@ HD static inline double mdbc_solve(const mdbc_sums *s, int dim, double x[4])
         x[r] = v / a[r][r];
     }
     return det;
+}
+
+/* The system of s itself (the density's). */
+HD static inline double mdbc_solve(const mdbc_sums *s, int dim, double x[4])
+{
+    return mdbc_solve_rhs(s, s->b, dim, x);
+}
+
+/* The value of the field whose right-hand side is rhs at the ghost node itself: first order where
+ * det A is large enough, else Shepard's rhs[0] / sum V W, else `fallback`. */
+HD static inline double mdbc_ghost_value(const mdbc_sums *s, const double rhs[4], int dim, double fallback)
+{
+    double x[4] = {0.0, 0.0, 0.0, 0.0};
+    double det = mdbc_solve_rhs(s, rhs, dim, x);
+    if ((det < 0 ? -det : det) >= MDBC_DET_MIN && x[0] == x[0])
+        return x[0];
+    return s->a[0][0] > 0.0 ? rhs[0] / s->a[0][0] : fallback;
 }
 
 /* How a boundary particle's value was found (mdbc_extrapolate's return). */

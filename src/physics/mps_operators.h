@@ -39,6 +39,7 @@
 #include "grid/nbr_grid.h"
 #include "base/real.h"
 #include "mps_weight.h"
+#include "periodic.h"
 
 #include <stdint.h>
 
@@ -49,6 +50,7 @@ typedef struct mps_view {
     const uint8_t *cls;
     unsigned mask;
     int dim;
+    periodic_box periodic; /* zero: no periodic axis */
 } mps_view;
 
 /* The weight (enum mps_weight_kind), its radius, and the lattice constants for that weight. */
@@ -64,6 +66,7 @@ typedef struct mps_scope {
     mps_kernel k;
     unsigned mask;
     int dim;
+    periodic_box periodic; /* pairs take the nearest image along its axes */
 } mps_scope;
 
 /* One particle as the pair functions see it: position (z = 0 in 2D), class, and the field values
@@ -74,7 +77,7 @@ typedef struct mps_particle {
     uint8_t cls;
 } mps_particle;
 
-/* r_ij = x_j - x_i and |r_ij|^2. */
+/* r_ij = x_j - x_i (its nearest image) and |r_ij|^2. */
 typedef struct mps_pair {
     real dx, dy, dz, r2;
 } mps_pair;
@@ -85,6 +88,7 @@ HD static inline mps_scope mps_scope_of(const mps_view *v, const mps_kernel *k)
     s.k = *k;
     s.mask = v->cls ? v->mask : ~0u; /* no classes: every particle is class 0 */
     s.dim = v->dim;
+    s.periodic = v->periodic;
     return s;
 }
 
@@ -110,12 +114,13 @@ HD static inline int mps_admits(unsigned mask, int32_t i, const mps_particle *b,
     return j != i && c < 32u && ((mask >> c) & 1u);
 }
 
-HD static inline mps_pair mps_pair_of(int dim, const mps_particle *a, const mps_particle *b)
+HD static inline mps_pair mps_pair_of(int dim, const periodic_box *pb, const mps_particle *a, const mps_particle *b)
 {
     mps_pair g;
     g.dx = b->x - a->x;
     g.dy = b->y - a->y;
     g.dz = dim == 3 ? b->z - a->z : R(0.0);
+    periodic_fold(pb, &g.dx, &g.dy, &g.dz);
     g.r2 = g.dx * g.dx + g.dy * g.dy + g.dz * g.dz;
     return g;
 }
@@ -127,7 +132,7 @@ HD static inline real mps_neighbour_weight(const mps_scope *s, const mps_particl
 {
     if (!mps_admits(s->mask, i, b, j))
         return R(0.0);
-    *g = mps_pair_of(s->dim, a, b);
+    *g = mps_pair_of(s->dim, &s->periodic, a, b);
     return mps_in_domain(s->k.weight, s->dim, g->dx, g->dy, g->dz, g->r2, s->k.re)
                ? mps_weight(s->k.weight, s->dim, g->dx, g->dy, g->dz, g->r2, s->k.re)
                : R(0.0);

@@ -3,6 +3,7 @@
 #define SLUICE_PARAMS_H
 
 #include "base/real.h"
+#include "periodic.h"
 
 /* MPS: radii in metres, lattice constants for the scene's spacing (mps_lattice_constants). */
 typedef struct mps_params {
@@ -27,15 +28,6 @@ typedef struct mps_params {
     real u_ref;           /* speed scale that bounds the time step at rest: sqrt(2 |g| H) */
 } mps_params;
 
-/* mDBC (boundary/mdbc.c): the neighbour grid's layout, so that its pass finds the cell of a ghost
- * node as nbr_cell_of does; set by the wall model before each run of its pass. */
-typedef struct mdbc_params {
-    double origin[3];     /* lower corner of the first interior cell */
-    double cell_width;
-    int interior[3];      /* interior cells per axis */
-    int nc[2];            /* cells per axis with the margins, x and y */
-} mdbc_params;
-
 typedef struct sim_params {
     int dim;            /* 2 or 3 */
     int kernel;         /* enum kernel_kind */
@@ -59,8 +51,8 @@ typedef struct sim_params {
     real hydro_drho[3]; /* Fourtakas: rho0 g / c0^2, the hydrostatic density gradient */
     real eta2;          /* 0.01 h^2: keeps 1/(r^2 + eta2) finite */
     real cfl;
+    periodic_box periodic; /* simulation.periodic: pairs interact through their nearest image */
     mps_params mps;     /* MPS and explicit MPS only */
-    mdbc_params mdbc;   /* WCSPH with numerics.boundary = "mdbc" only */
 } sim_params;
 
 #endif

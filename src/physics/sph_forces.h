@@ -7,7 +7,11 @@
  *     v_ij . r_ij < 0, mu_ij = h v_ij . r_ij / (r_ij^2 + eta^2) (c0 for the mean sound speed: in a
  *     weakly compressible fluid they differ by well under 1%, and it saves a pow per pair);
  *   or laminar viscosity (Lo & Shao 2002, Appl. Ocean Res. 24:275, eq. 10):
- *     + sum_j m_j 4 nu (r_ij . grad_i W_ij) / ((rho_i + rho_j)(r_ij^2 + eta^2)) v_ij.
+ *     + sum_j m_j 4 nu (r_ij . grad_i W_ij) / ((rho_i + rho_j) r_ij^2) v_ij,
+ *   without the usual eta^2 = 0.01 h^2 beside r_ij^2: (r . grad W)/r^2 = W'(r)/r is finite at r = 0
+ *   for both kernels here, and eta^2 weakens the nearest neighbours' weights by eta^2/(r^2 + eta^2),
+ *   about 2% at h = 1.5 dp, a bias that does not shrink with dp (the periodic Poiseuille channel ran
+ *   2.0% fast in the steady state with it, 0.8% without: docs/validation.md).
  * Continuity with delta-SPH diffusion (Molteni & Colagrossi 2009, Comput. Phys. Commun. 180:861, eq. 10):
  *     drho_i/dt = sum_j m_j v_ij . grad_i W_ij
  *               + 2 delta h c0 sum_j (rho_j - rho_i) (r_ji . grad_i W_ij)/(r_ij^2 + eta^2) m_j/rho_j
@@ -16,7 +20,9 @@
  *   rho0 g . (x_j - x_i) / c0^2 (the linearised Tait difference), is taken out, so a still column
  *   keeps its hydrostatic density next to walls and the free surface, where the kernel is cut.
  * Dynamic boundary particles (Crespo et al. 2007, CMC 5:173): walls and obstacles take part in both
- * sums, evolve their density by continuity and stay in place. */
+ * sums, evolve their density by continuity and stay in place. With mDBC's no-slip condition the
+ * laminar term sees a boundary particle's velocity mirrored through the wall (boundary/mdbc.h), the
+ * rest its own (the wall's). */
 #ifndef SLUICE_SPH_FORCES_H
 #define SLUICE_SPH_FORCES_H
 
@@ -34,6 +40,8 @@ typedef struct sph_force_view {
     real *ax, *ay, *az; /* acceleration, fluid only (0 for boundaries) */
     real *drho;         /* density rate */
     real *dt_limit;     /* per-particle stable time step (before the CFL factor) */
+    const real *wvx, *wvy, *wvz; /* boundary particles' velocity in the laminar term (mDBC no-slip);
+                                  * NULL: their own */
 } sph_force_view;
 
 /* What particle i accumulates over its neighbours. */
@@ -45,6 +53,7 @@ typedef struct sph_force_acc {
 /* The state of one particle that a pair needs. */
 typedef struct sph_particle {
     real x, y, z, vx, vy, vz, rho, p;
+    real uvx, uvy, uvz; /* the velocity the laminar term sees (boundary particles: see wvx) */
     int fluid;
     real inv_rho; /* 1/rho: one division per load instead of two per pair */
 } sph_particle;
@@ -80,6 +89,14 @@ HD static inline sph_particle sph_particle_at(sph_pair_options o, const sph_forc
     a.vx = v->vx[i];
     a.vy = v->vy[i];
     a.vz = o.dim == 3 ? v->vz[i] : R(0.0);
+    a.uvx = a.vx;
+    a.uvy = a.vy;
+    a.uvz = a.vz;
+    if (o.viscosity == VISCOSITY_LAMINAR && !fluid && v->wvx) {
+        a.uvx = v->wvx[i];
+        a.uvy = v->wvy[i];
+        a.uvz = o.dim == 3 ? v->wvz[i] : R(0.0);
+    }
     a.rho = rho;
     a.inv_rho = R(1.0) / rho;
     a.p = v->p[i];
@@ -158,10 +175,10 @@ HD static inline void sph_force_pair_with(const sim_params *P, sph_pair_options 
         gy = s * f * dy;
         gz = s * f * dz;
     } else {
-        real lam = m * R(4.0) * P->nu * f * r2 * inv_r2eta * inv_rho_sum;
-        gx = s * f * dx + lam * dvx;
-        gy = s * f * dy + lam * dvy;
-        gz = s * f * dz + lam * dvz;
+        real lam = m * R(4.0) * P->nu * f * inv_rho_sum; /* f = (r . grad W)/r^2: see the header */
+        gx = s * f * dx + lam * (a->uvx - b->uvx);
+        gy = s * f * dy + lam * (a->uvy - b->uvy);
+        gz = s * f * dz + lam * (a->uvz - b->uvz);
     }
     if (a->fluid) {
         acc_a->ax += gx;
@@ -236,6 +253,7 @@ HD static inline void sph_force_candidate(const sim_params *P, const sph_particl
                                           const sph_particle *b, int32_t j, sph_force_acc *acc)
 {
     real dx = a->x - b->x, dy = a->y - b->y, dz = a->z - b->z;
+    periodic_fold(&P->periodic, &dx, &dy, &dz);
     real r2 = dx * dx + dy * dy + dz * dz;
     if (r2 < P->r2_max && j != i && sph_pair_matters(a->fluid, b->fluid))
         sph_force_pair(P, a, b, dx, dy, dz, r2, acc, (sph_force_acc *)0);
@@ -251,6 +269,7 @@ HD static inline void sph_force_particle(const sim_params *P, const nbr_view *nb
     NBR_FOR_CANDIDATES(nb, i, j, {
         real dx = a.x - v->x[j], dy = a.y - v->y[j];
         real dz = P->dim == 3 ? a.z - v->z[j] : R(0.0);
+        periodic_fold(&P->periodic, &dx, &dy, &dz);
         real r2 = dx * dx + dy * dy + dz * dz;
         if (r2 >= P->r2_max || j == i || !sph_pair_matters(a.fluid, v->type[j] == PT_FLUID))
             continue;

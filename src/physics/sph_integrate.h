@@ -8,7 +8,8 @@
  * Verlet (Verlet 1967, as in DualSPHysics eqs. 19-22): v^{n+1} = v^{n-1} + 2 dt a^n,
  *   x^{n+1} = x^n + dt v^n + dt^2/2 a^n, rho likewise; every N-th step an Euler step
  *   (v^{n+1} = v^n + dt a^n) so the two interleaved solutions do not drift apart.
- * Boundary particles keep their place; their density never drops below rho0 (DualSPHysics), so a
+ * Boundary particles are not moved here (moving walls are placed by their law, boundary/moving.h,
+ * at the step's times: schemes/wcsph/wcsph.c); their density never drops below rho0 (DualSPHysics), so a
  * wall never pulls fluid towards itself. */
 #ifndef SLUICE_SPH_INTEGRATE_H
 #define SLUICE_SPH_INTEGRATE_H

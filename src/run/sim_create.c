@@ -4,6 +4,7 @@
 #include "sim_create.h"
 
 #include "geometry/scene_build.h"
+#include "packing.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -36,18 +37,30 @@ int sim_create(sim *s, const scene *sc, const backend *be, sl_err *err)
         P->g[a] = a < sc->dim ? (real)sc->gravity[a] : (real)0;
     s->fluid_height = scene_fluid_height(sc);
 
+    /* before the scheme: it sets densities, pressures and its histories from the packed positions */
+    if (sc->packing) {
+        packing_result pk;
+        if ((rc = packing_run(s, SIM_MAX_CELLS, stderr, &pk, err)))
+            goto fail;
+    }
     rc = s->sch->init(s, err);
     if (rc)
         goto fail;
     scene_domain(sc, P->r_max, s->domain_min, s->domain_max);
-    rc = nbr_grid_init(&s->g, sc->dim, sc->ndiv, P->r_max, s->domain_min, s->domain_max, SIM_MAX_CELLS, err);
+    P->periodic.axes = sc->periodic;
+    for (int a = 0; a < 3; ++a)
+        P->periodic.length[a] = (sc->periodic >> a) & 1u ? (real)(s->domain_max[a] - s->domain_min[a]) : (real)0;
+    rc = nbr_grid_init(&s->g, sc->dim, sc->ndiv, P->r_max, s->domain_min, s->domain_max, sc->periodic, SIM_MAX_CELLS,
+                       err);
     if (rc == SL_ERR_INPUT && err) {
         /* the grid knows neither the file nor the key: name them, as every scene error does */
         char why[sizeof err->msg];
         snprintf(why, sizeof why, "%s", err->msg);
-        rc = sl_fail(err, SL_ERR_INPUT, "%s: key '%s': %s (accepted: a domain of at most %lld neighbour cells)",
-                     sc->path, sc->domain_set ? "simulation.domain_max" : "geometry", why,
-                     (long long)SIM_MAX_CELLS);
+        if (strstr(why, "(accepted:")) /* the grid said what it accepts */
+            rc = sl_fail(err, SL_ERR_INPUT, "%s:%d: key 'simulation.periodic': %s", sc->path, sc->periodic_line, why);
+        else
+            rc = sl_fail(err, SL_ERR_INPUT, "%s: key '%s': %s (accepted: a domain of at most %lld neighbour cells)",
+                         sc->path, sc->domain_set ? "simulation.domain_max" : "geometry", why, (long long)SIM_MAX_CELLS);
     }
     if (rc)
         goto fail;

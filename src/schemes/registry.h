@@ -8,6 +8,7 @@
 #include "boundary/boundary_passes.h"
 #include "core/pass.h"
 #include "schemes/mps/mps_passes.h"
+#include "schemes/packing/packing_passes.h"
 #include "schemes/wcsph/wcsph_passes.h"
 
 /* S(NAME): simulation.method NAME, the scheme object scheme_NAME (core/scheme.h) in schemes/NAME/. */
@@ -17,8 +18,9 @@
  * MPS's passes. */
 #define SCHEME_PASSES(X) WCSPH_PASSES(X) MPS_PASSES(X)
 
-/* Every pass: the schemes' and the wall models' (boundary/boundary_passes.h). */
-#define SLUICE_PASSES(X) SCHEME_PASSES(X) BOUNDARY_PASSES(X)
+/* Every pass: the schemes', the wall models' (boundary/boundary_passes.h) and particle packing's
+ * (packing/packing_passes.h, run before any scheme). */
+#define SLUICE_PASSES(X) SCHEME_PASSES(X) BOUNDARY_PASSES(X) PACKING_PASSES(X)
 
 /* The schemes' pass ids, in list order (the wall models' follow from 1000). */
 #define PASS_LIST_ID(NAME, ID, LABEL, FLAGS, FORM) ID,

@@ -5,6 +5,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "viz.h"
 
+#include "geometry/scene_build.h"
+
 #include "camera.h"
 #include "colormap.h"
 #include "context.h"
@@ -178,6 +180,21 @@ int viz_open(viz **out, const sim *s, const viz_options *o, sl_err *err)
             lo[a] = a < v->dim ? s->domain_min[a] : 0;
             hi[a] = a < v->dim ? s->domain_max[a] : 0;
         }
+    for (int k = 0; k < s->sc->ngeom; ++k) { /* and every place a moving wall goes */
+        const scene_geom *gm = &s->sc->geom[k];
+        if (gm->kind == GEOM_FLUID || gm->motion.law == MOTION_NONE)
+            continue;
+        double pad = gm->kind == GEOM_TANK ? gm->layers * s->sc->dp : 0.0, mlo[3], mhi[3];
+        for (int a = 0; a < 3; ++a) {
+            mlo[a] = gm->min[a] - pad;
+            mhi[a] = gm->max[a] + pad;
+        }
+        scene_motion_sweep(&gm->motion, v->dim, s->sc->end_time, mlo, mhi);
+        for (int a = 0; a < v->dim; ++a) {
+            lo[a] = fmin(lo[a], fmax(mlo[a], s->domain_min[a]));
+            hi[a] = fmax(hi[a], fmin(mhi[a], s->domain_max[a]));
+        }
+    }
     viz_camera_init(&v->cam, v->dim, ortho, lo, hi, v->cfg.yaw, v->cfg.pitch);
     if (v->ctx.win && o->window)
         viz_input_attach(&v->in, v->ctx.win);

@@ -4,6 +4,8 @@
 #include "mps_common.h"
 
 #include "boundary/boundary.h"
+#include "boundary/moving.h"
+#include "core/motion.h"
 #include "geometry/scene_build.h"
 #include "physics/mps_lattice.h"
 #include "schemes/registry.h"
@@ -122,6 +124,7 @@ int mps_time_step(sim *s, double *dt, sl_err *err)
     const sim_params *P = &s->P;
     size_t n = s->p.n; /* the grid may not be built yet; speeds of particles outside are 0 */
     double umax = n ? s->be->reduce(s, REDUCE_MAX, s->args.slot[MS_SPEED], 0, n) : 0;
+    umax = umax != umax ? umax : fmax(umax, motion_max_speed(s)); /* a moving wall's particles too */
     if (umax != umax) {
         *dt = NAN;
         return SL_OK;
@@ -142,7 +145,8 @@ int mps_step_predict(sim *s, double dt, sl_err *err)
         return rc;
     be->run_pass(s, &mps_accel_pass, s->g.n_inside);
     be->run_pass(s, &mps_predict_pass, s->g.n_inside);
-    if ((rc = be->build_cells(s, err)))
+    /* moving walls to t + dt, where the pressure is solved (the correction keeps them there) */
+    if ((rc = moving_walls_place(s, s->t + dt, err)) || (rc = be->build_cells(s, err)))
         return rc;
     size_t n = s->g.n_inside;
     be->run_pass(s, &mps_collision_pass, n);

@@ -52,7 +52,7 @@ enum mps_slot {
 MPS_PASS_CUBES(MPS_PASSES)
 
 /* ---- accel: n at the start of the step; a = nu lap u + g for fluid particles (walls and dummies,
- * u = 0, take part as neighbours) ---- */
+ * with the wall's velocity, 0 unless it moves, take part as neighbours) ---- */
 
 enum { MA_FIRST, MA_LAP, MA_LSMPS, MA_DONE };
 
@@ -218,7 +218,7 @@ HD static inline void mps_collision_pass_add(const pass_ctx *c, const mps_partic
                                              const mps_particle *b, int32_t j, mps_collision_pass_acc *s)
 {
     real distance = c->P.mps.collision_distance;
-    mps_collision_pair(c->P.dim, MC_MASK_ALL, distance * distance, c->P.mps.restitution, a, i, b, j, s->du);
+    mps_collision_pair(c->P.dim, &c->P.periodic, MC_MASK_ALL, distance * distance, c->P.mps.restitution, a, i, b, j, s->du);
 }
 
 MPS_PASS_ONE_SWEEP(collision)

@@ -1,6 +1,7 @@
 /* wcsph.c: the weakly compressible SPH scheme: parameters, initial state, passes and time stepping.
  * The physics itself is in sph_kernel.h, sph_eos.h, sph_forces.h and sph_integrate.h. */
 #include "boundary/boundary.h"
+#include "boundary/moving.h"
 #include "geometry/scene_build.h"
 #include "core/sim.h"
 #include "core/scheme.h"
@@ -100,21 +101,24 @@ static int wcsph_time_step(sim *s, double *dt, sl_err *err)
     return SL_OK;
 }
 
+/* Moving walls (boundary/moving.h) are placed by their law, never by the integrator: at the end of
+ * the step, where the next rates are taken, and with the symplectic integrator also at t + dt/2,
+ * where the corrector's rates are. */
 static int wcsph_step(sim *s, double dt, sl_err *err)
 {
     s->args.dt = (real)dt;
+    int rc;
     if (s->sc->integrator == INTEGRATOR_VERLET) {
         /* an Euler step first (there is no v^{n-1} yet) and every verlet_steps steps after */
         s->args.euler_step = s->step % s->sc->verlet_steps == 0;
         s->be->run_pass(s, &wcsph_verlet_pass, s->g.n_inside);
-        return SL_OK;
+        return moving_walls_place(s, s->t + dt, err);
     }
     s->be->run_pass(s, &wcsph_predict_pass, s->g.n_inside);
-    int rc = rates(s, err);
-    if (rc)
+    if ((rc = moving_walls_place(s, s->t + 0.5 * dt, err)) || (rc = rates(s, err)))
         return rc;
     s->be->run_pass(s, &wcsph_correct_pass, s->g.n_inside);
-    return SL_OK;
+    return moving_walls_place(s, s->t + dt, err);
 }
 
 const scheme scheme_wcsph = {

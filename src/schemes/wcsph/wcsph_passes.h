@@ -33,9 +33,11 @@ HD static inline real *wcsph_field_or_null(const pass_ctx *c, int slot)
 HD static inline sph_force_view wcsph_force_view(const pass_ctx *c)
 {
     real *const *f = c->f;
+    const int *wv = c->a.wall_visc; /* 0: none (no-slip off) */
     sph_force_view v = {f[PF_X], f[PF_Y], f[PF_Z], f[PF_VX], f[PF_VY], f[PF_VZ], f[PF_RHO], f[PF_P],
                         c->type, PASS_FIELD(c, WS_AX), PASS_FIELD(c, WS_AY), PASS_FIELD(c, WS_AZ),
-                        PASS_FIELD(c, WS_DRHO), PASS_FIELD(c, WS_DT_LIMIT)};
+                        PASS_FIELD(c, WS_DRHO), PASS_FIELD(c, WS_DT_LIMIT), wv[0] > 0 ? f[wv[0]] : (real *)0,
+                        wv[0] > 0 ? f[wv[1]] : (real *)0, wv[0] > 0 && wv[2] > 0 ? f[wv[2]] : (real *)0};
     return v;
 }
 
