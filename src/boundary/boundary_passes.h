@@ -8,11 +8,13 @@
 #include "mdbc.h"
 #include "mps_extrapolated.h"
 #include "moving.h"
+#include "floating.h"
 
 #define BOUNDARY_PASSES(X)                                                                          \
     X(mps_wall_pressure, PASS_MPS_WALL_PRESSURE, "mps.wall_pressure", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
     X(mdbc_density, PASS_MDBC_DENSITY, "mdbc.density", PASS_NEIGHBOURS | PASS_REPEATABLE, BODY) \
-    X(moving_place, PASS_MOVING_PLACE, "motion.place", 0, BODY)
+    X(moving_place, PASS_MOVING_PLACE, "motion.place", 0, BODY) \
+    X(floating_force, PASS_FLOATING_FORCE, "floating.force", PASS_NEIGHBOURS | PASS_REPEATABLE, BODY)
 
 MPS_PASS_CUBES(BOUNDARY_PASSES)
 

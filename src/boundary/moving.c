@@ -15,6 +15,9 @@ void moving_walls_prepare(sim *s)
     motion_args *a = &s->args.motion;
     a->xf = NULL;
     a->body = -1;
+    s->args.floating.nfloat = 0;
+    for (int d = 0; d < 3; ++d)
+        s->args.floating.acc[d] = -1;
     for (int d = 0; d < 3; ++d)
         a->ref[d] = a->vec[d] = a->vec_ref[d] = -1;
 }
@@ -81,12 +84,20 @@ int moving_walls_setup(sim *s, sl_err *err)
     SL_TRY(add_field(s, "motion_body", &a->body, err));
     for (int d = 0; d < sc->dim; ++d)
         SL_TRY(add_field(s, ref_names[d], &a->ref[d], err));
-    int turns = 0;
+    int turns = s->floating != NULL; /* a floating body may turn */
     for (int b = 0; b < m->nbodies; ++b)
         turns |= m->law[b]->law == MOTION_ROTATION;
     if (turns && a->vec[0] >= 0)
         for (int d = 0; d < sc->dim; ++d)
             SL_TRY(add_field(s, vec_names[d], &a->vec_ref[d], err));
+
+    if (s->floating) { /* the force pass's output: rates, written after every cell rebuild */
+        static const char *const acc_names[3] = {"float_ax", "float_ay", "float_az"};
+        s->args.floating.acc[2] = -1;
+        for (int d = 0; d < sc->dim; ++d)
+            if ((s->args.floating.acc[d] = particles_add_field(p, acc_names[d], 1)) < 0)
+                return sl_fail(err, SL_ERR_RUNTIME, "out of memory or field slots for the floating bodies");
+    }
 
     /* the items' particles, by the ids the builder gave them */
     size_t *first = calloc((size_t)sc->ngeom, sizeof *first), *count = calloc((size_t)sc->ngeom, sizeof *count);

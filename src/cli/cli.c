@@ -7,6 +7,7 @@
 #include "core/backend.h"
 #include "bench/bench.h"
 #include "run/engine.h"
+#include "io/bodies.h"
 #include "io/probes.h"
 #include "io/p2m_grid.h"
 #include "base/scene.h"
@@ -323,6 +324,12 @@ static int cmd_run(int argc, char **argv)
         }
         ro.observers[ro.nobservers++] = (engine_observer){&probes, io_probes_after_step};
     }
+    io_bodies bodies; /* floating bodies' bodies.csv */
+    int have_bodies = s.floating != NULL;
+    if (have_bodies) {
+        io_bodies_init(&bodies, &sc, o.out_dir ? o.out_dir : sc.out_dir, o.restart != NULL, &err);
+        ro.observers[ro.nobservers++] = (engine_observer){&bodies, io_bodies_after_step};
+    }
 #ifdef SLUICE_HAVE_VIEWER
     viz *v = NULL;
     if (o.view || o.frames_dir) {
@@ -355,6 +362,8 @@ static int cmd_run(int argc, char **argv)
 #endif
     if (have_probes)
         io_probes_close(&probes);
+    if (have_bodies)
+        io_bodies_close(&bodies);
     if (rc == SL_OK || rc == SL_INTERRUPTED) {
         printf("sluice: %s after %ld steps at t = %.6g s in %.1f s (%.3g particle-steps/s)\n",
                rc == SL_INTERRUPTED ? "stopped by signal" : sum.quit ? "stopped from the viewer" : "finished",
@@ -368,6 +377,8 @@ static int cmd_run(int argc, char **argv)
         printf("checkpoint: %s (continue with --restart)\n", sum.checkpoint);
         if (have_probes)
             printf("probes: %s (%d rows)\n", probes.path, probes.rows);
+        if (have_bodies)
+            printf("bodies: %s (%d rows)\n", bodies.path, bodies.rows);
     } else {
         fprintf(stderr, "sluice: %s\n", err.msg);
     }

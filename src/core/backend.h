@@ -153,6 +153,11 @@ typedef struct backend {
      * returns that address; NULL with the error kept for take_error on failure. NULL where the
      * passes read host memory: the host address serves. */
     const void *(*upload)(struct sim *s, backend_buffer *buf, const void *host, size_t bytes);
+    /* Floating bodies: out[6 b .. 6 b + 5] = the sums over particles [0, n_inside) whose field
+     * `body` is b < nbodies of rigid_body_particle_sums (physics/rigid_body.h) of the acceleration
+     * fields acc (acc[2] -1 in 2D): m a and x x m a, in double. The CPU's order does not depend on
+     * the thread count. An error is kept for take_error and returned. */
+    int (*body_sums)(struct sim *s, int body, int nbodies, const int acc[3], double *out);
     /* Frees what upload allocated in *buf. */
     void (*buffer_free)(struct sim *s, backend_buffer *buf);
 } backend;

@@ -128,6 +128,41 @@ static int cpu_cg_direction(sim *s, const cg_problem *cg, double beta)
     return SL_OK;
 }
 
+/* Per-body sums in the fixed blocks of SUM_BLOCK particles, blocks added in order. */
+static int cpu_body_sums(sim *s, int body, int nbodies, const int acc[3], double *out)
+{
+    size_t n = s->g.n_inside, width = (size_t)nbodies * 6;
+    long nblocks = (long)((n + SUM_BLOCK - 1) / SUM_BLOCK);
+    double *part = calloc((size_t)(nblocks > 0 ? nblocks : 1) * width, sizeof *part);
+    if (!part)
+        return SL_ERR_RUNTIME;
+    real *const *f = s->p.f;
+    const real *zero_z = acc[2] >= 0 ? f[acc[2]] : NULL;
+    int dim = s->sc->dim;
+    #pragma omp parallel for schedule(static)
+    for (long k = 0; k < nblocks; ++k) {
+        size_t lo = (size_t)k * SUM_BLOCK, hi = lo + SUM_BLOCK < n ? lo + SUM_BLOCK : n;
+        double *mine = part + (size_t)k * width, u[6];
+        for (size_t i = lo; i < hi; ++i) {
+            int b = (int)f[body][i];
+            if (b < 0 || b >= nbodies)
+                continue;
+            rigid_body_particle_sums(s->P.mass, f[PF_X][i], f[PF_Y][i], dim == 3 ? f[PF_Z][i] : R(0.0),
+                                     f[acc[0]][i], f[acc[1]][i], zero_z ? zero_z[i] : R(0.0), u);
+            for (int a = 0; a < 6; ++a)
+                mine[6 * b + a] += u[a];
+        }
+    }
+    for (size_t j = 0; j < width; ++j) {
+        double sum = 0;
+        for (long k = 0; k < nblocks; ++k)
+            sum += part[(size_t)k * width + j];
+        out[j] = sum;
+    }
+    free(part);
+    return SL_OK;
+}
+
 static int cpu_fill_zero(sim *s, int field, size_t n)
 {
     real *a = s->p.f[field];
@@ -146,5 +181,6 @@ const backend backend_cpu = {
     .cg_update = cpu_cg_update,
     .cg_direction = cpu_cg_direction,
     .fill_zero = cpu_fill_zero,
+    .body_sums = cpu_body_sums,
     .mg = &cpu_mg_hooks,
 };

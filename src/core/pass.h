@@ -8,6 +8,7 @@
 #include "grid/nbr_grid.h"
 #include "base/particles.h"
 #include "physics/params.h"
+#include "physics/rigid_body.h"
 #include "physics/rigid_motion.h"
 #include "base/real.h"
 
@@ -27,6 +28,7 @@ typedef struct pass_args {
     sparse_ell ell;        /* where the matrix pass's set-up writes the assembled operator's rows
                             * (ell.val NULL: the solver wants none) */
     motion_args motion;    /* the moving walls' transforms and fields (core/motion.h) */
+    floating_args floating; /* the floating bodies' force pass (core/floating.h) */
     int wall_visc[3];      /* fields (added ones, >= PF_CORE): the velocity a wall particle shows the
                             * viscous term (mDBC no-slip); 0: its own velocity */
 } pass_args;

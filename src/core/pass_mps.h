@@ -91,7 +91,7 @@ HD static inline mps_scope mps_pass_scope(const pass_ctx *c, mps_kernel k, unsig
     s.k = k;
     s.mask = mask;
     s.dim = c->P.dim;
-    s.periodic = c->P.periodic;
+    s.periodic = &c->P.periodic;
     return s;
 }
 

@@ -2,6 +2,7 @@
  * backend's errors checked, release, memory. */
 #include "sim.h"
 
+#include "floating.h"
 #include "motion.h"
 
 #include <math.h>
@@ -55,6 +56,7 @@ void sim_free(sim *s)
     if (s->sch && s->sch->release && s->scheme_data)
         s->sch->release(s);
     motion_free(s); /* before the backend, whose memory it may hold */
+    floating_free(s);
     if (s->be && s->be->release)
         s->be->release(s);
     particles_free(&s->p);

@@ -13,6 +13,7 @@
 
 struct boundary_model;
 struct motion;
+struct floating;
 
 typedef struct sim {
     const scene *sc;
@@ -28,6 +29,7 @@ typedef struct sim {
     long step;
     pass_args args;                      /* the scheme's slots, dt and flag for its passes */
     struct motion *motion;               /* the moving walls' bodies (core/motion.h), NULL: none */
+    struct floating *floating;           /* the floating ones among them (core/floating.h), NULL: none */
     void *scheme_data;                   /* owned by the scheme, freed with free() */
     void *backend_data;                  /* owned by the backend, freed by be->release */
     profile prof;                        /* phase times, when prof.enabled */

@@ -20,6 +20,8 @@ typedef struct emitter {
     particles *p;   /* NULL: count only */
     size_t next;
     int dim;
+    lattice_visit fn; /* with p NULL: every point handed to fn too (scene_item_fill) */
+    void *ctx;
 } emitter;
 
 static void emit(emitter *em, const double pos[3], const double vel[3], enum particle_type t, int64_t layer)
@@ -35,6 +37,8 @@ static void emit(emitter *em, const double pos[3], const double vel[3], enum par
         p->f[PF_VZ][i] = em->dim == 3 ? (real)vel[2] : (real)0;
         p->type[i] = (uint8_t)t;
         p->tag[i] = (uint8_t)(layer < 255 ? layer : 255);
+    } else if (em->fn) {
+        em->fn(em->ctx, pos, (int)(layer < 255 ? layer : 255));
     }
     em->next++;
 }
@@ -140,9 +144,17 @@ static int visit_item(const scene *sc, const scene_geom *gm, emitter *em, sl_err
     return shape_sample(sc, gm, emit_shape_point, &se, err);
 }
 
+int scene_item_fill(const scene *sc, const scene_geom *g, lattice_visit fn, void *ctx, sl_err *err)
+{
+    scene_geom solid = *g; /* the same shape as fluid: every lattice point inside */
+    solid.kind = GEOM_FLUID;
+    emitter em = {NULL, 0, sc->dim, fn, ctx};
+    return visit_item(sc, &solid, &em, err);
+}
+
 static int count_kind(const scene *sc, enum geom_kind kind, size_t *count, sl_err *err)
 {
-    emitter em = {NULL, 0, sc->dim};
+    emitter em = {NULL, 0, sc->dim, NULL, NULL};
     for (int k = 0; k < sc->ngeom; ++k)
         if (sc->geom[k].kind == kind)
             SL_TRY(visit_item(sc, &sc->geom[k], &em, err));
@@ -196,7 +208,7 @@ int scene_build_particles(const scene *sc, particles *p, sl_err *err)
     rc = particles_alloc(p, c.total, err);
     if (rc)
         return rc;
-    emitter em = {p, 0, sc->dim};
+    emitter em = {p, 0, sc->dim, NULL, NULL};
     static const enum geom_kind order[3] = {GEOM_FLUID, GEOM_TANK, GEOM_OBSTACLE};
     for (int o = 0; o < 3; ++o)
         for (int k = 0; k < sc->ngeom; ++k)
@@ -237,7 +249,7 @@ void scene_motion_sweep(const scene_motion *m, int dim, double t_end, double lo[
 
 int scene_item_ranges(const scene *sc, size_t *first, size_t *count, sl_err *err)
 {
-    emitter em = {NULL, 0, sc->dim};
+    emitter em = {NULL, 0, sc->dim, NULL, NULL};
     static const enum geom_kind order[3] = {GEOM_FLUID, GEOM_TANK, GEOM_OBSTACLE};
     for (int o = 0; o < 3; ++o)
         for (int k = 0; k < sc->ngeom; ++k)

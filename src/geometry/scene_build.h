@@ -5,6 +5,7 @@
 #include "base/particles.h"
 #include "base/scene.h"
 #include "base/status.h"
+#include "lattice.h"
 
 #include <stdint.h>
 
@@ -35,6 +36,10 @@ int scene_spans_period(const scene *sc, const scene_geom *gm, int a);
 /* Grows lo..hi, the box of an item as the file puts it, to a box holding every place its motion
  * (physics/rigid_motion.h) takes it until t_end. */
 void scene_motion_sweep(const scene_motion *m, int dim, double t_end, double lo[3], double hi[3]);
+
+/* Visits the lattice points of item g filled to its core (an obstacle's points at every depth):
+ * what a floating body's mass properties are summed over (core/floating.c). */
+int scene_item_fill(const scene *sc, const scene_geom *g, lattice_visit fn, void *ctx, sl_err *err);
 
 /* Where each geometry item's particles are in the array scene_build_particles fills (ids at the
  * start): item k's are [first[k], first[k] + count[k]). Arrays of sc->ngeom. */

@@ -95,5 +95,6 @@ extern "C" const backend backend_cuda = {
     &cuda_bench_hooks,
     &cuda_mg_hooks,
     cuda_upload,
+    cuda_body_sums,
     cuda_buffer_free,
 };

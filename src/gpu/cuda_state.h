@@ -105,6 +105,9 @@ int cuda_cg_update(sim *s, const cg_problem *cg, double alpha, double dots[2]);
 int cuda_cg_direction(sim *s, const cg_problem *cg, double beta);
 int cuda_fill_zero(sim *s, int field, size_t n);
 
+/* cuda_bodies.cu: the backend's body_sums (floating bodies). */
+int cuda_body_sums(sim *s, int body, int nbodies, const int acc[3], double *out);
+
 /* cuda_hooks.cu: the backend's bench hooks. */
 extern const backend_bench_hooks cuda_bench_hooks;
 

@@ -3,10 +3,13 @@
  * Layout, native byte order: magic "SLUICECK", u32 version, u32 sizeof(real), u32 dimension,
  * char[16] method, u64 particles, u32 fields, f64 time, i64 step, i64 next output index,
  * u32 snapshots, then per snapshot {char[64] file, f64 time, u64 particles}, then per field
- * {char[32] name, real[n]}, then int32 id[n], u8 type[n], u8 tag[n], and last a u64 FNV-1a hash
+ * {char[32] name, real[n]}, then int32 id[n], u8 type[n], u8 tag[n], with floating bodies their
+ * states (rigid_body_state[bodies], core/floating.h; the scene says how many), and last a u64 FNV-1a hash
  * of everything before it, so damage and truncation are detected. */
 #define _POSIX_C_SOURCE 200809L /* fileno, fstat */
 #include "checkpoint.h"
+
+#include "core/floating.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -116,6 +119,8 @@ int io_checkpoint_write(const char *path, const sim *s, const io_series *series,
     put(&b, p->id, p->n * sizeof *p->id);
     put(&b, p->type, p->n);
     put(&b, p->tag, p->n);
+    if (s->floating) /* the bodies' state: their particles' places follow from it */
+        put(&b, s->floating->state, (size_t)s->floating->n * sizeof *s->floating->state);
     uint64_t hash = b.failed ? 0 : io_checkpoint_checksum(b.data, b.len);
     put(&b, &hash, sizeof hash);
     int rc = b.failed ? sl_fail(err, SL_ERR_RUNTIME, "cannot write '%s': out of memory", path)
@@ -248,8 +253,10 @@ int io_checkpoint_read(const char *path, sim *s, io_series *series, long *next_o
     size_t entry_bytes = CK_ENTRY_NAME + sizeof(double) + sizeof(uint64_t);
     size_t field_bytes = CK_NAME + p->n * sizeof(real);
     size_t left = b.cap - b.len;
+    size_t body_bytes = s->floating ? (size_t)s->floating->n * sizeof *s->floating->state : 0;
     if (nsnap > left / entry_bytes ||
-        left != (size_t)nsnap * entry_bytes + (size_t)p->nfields * field_bytes + p->n * (sizeof *p->id + 2)) {
+        left != (size_t)nsnap * entry_bytes + (size_t)p->nfields * field_bytes + p->n * (sizeof *p->id + 2) +
+                    body_bytes) {
         rc = bad(err, path, "its length does not match its header");
         goto out;
     }
@@ -308,6 +315,10 @@ int io_checkpoint_read(const char *path, sim *s, io_series *series, long *next_o
     get(&b, p->id, p->n * sizeof *p->id);
     get(&b, p->type, p->n);
     get(&b, p->tag, p->n);
+    if (s->floating) {
+        get(&b, s->floating->state, body_bytes);
+        memcpy(s->floating->state0, s->floating->state, body_bytes);
+    }
     s->t = t;
     s->step = (long)step;
     *next_output = (long)next;

@@ -137,7 +137,7 @@ HD static inline void lsmps_fit_pair(const mps_scope *s, int order, real inv_rs,
 {
     if (!mps_admits(s->mask, i, b, j))
         return;
-    mps_pair g = mps_pair_of(s->dim, &s->periodic, a, b);
+    mps_pair g = mps_pair_of(s->dim, s->periodic, a, b);
     int kind = lsmps_weight_kind(s->k.weight);
     if (!(g.r2 > R(0.0)) || !mps_in_domain(kind, s->dim, g.dx, g.dy, g.dz, g.r2, s->k.re))
         return;

@@ -70,7 +70,12 @@ static void agree(const char *method, const char *boundary, const char *law)
     real *c = run(&backend_cpu, method, boundary, law, steps, &nc, &dp, &tc);
     real *g = run(&backend_cuda, method, boundary, law, steps, &ng, &dp, &tg);
     assert_int_equal(nc, ng);
-    assert_true(tc == tg);
+    /* the step sizes come from reductions summed in other orders on the two backends, so the two
+     * runs end a few float roundings apart in time; the walls then differ by at most the laws'
+     * speed (under 5 m/s in these scenes) times that, on top of their own rounding */
+    printf("%s, %s: t = %.9g s on the CPU, %.9g s on the GPU\n", method, law, tc, tg);
+    assert_true(fabs(tc - tg) <= 1e-5 * tc);
+    const double wall_slack = 5.0 * fabs(tc - tg);
     /* the rows of fields_by_id: field k of the particle of id i at k n + i; types from a CPU sim */
     char text[2048];
     snprintf(text, sizeof text, SCENE, method, boundary, law);
@@ -89,7 +94,7 @@ static void agree(const char *method, const char *boundary, const char *law)
             if (is_fluid)
                 fluid = fmax(fluid, d / dp);
             else
-                wall = fmax(wall, d / (FLT_EPSILON * (1.0 + fabs((double)c[k]))));
+                wall = fmax(wall, fmax(d - wall_slack, 0.0) / (FLT_EPSILON * (1.0 + fabs((double)c[k]))));
         }
     }
     printf("%s, %s, %s: after %ld steps the walls differ by at most %.3g float ulp, the fluid by %.3g dp\n", method,

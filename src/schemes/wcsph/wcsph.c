@@ -1,7 +1,9 @@
 /* wcsph.c: the weakly compressible SPH scheme: parameters, initial state, passes and time stepping.
  * The physics itself is in sph_kernel.h, sph_eos.h, sph_forces.h and sph_integrate.h. */
 #include "boundary/boundary.h"
+#include "boundary/floating.h"
 #include "boundary/moving.h"
+#include "core/floating.h"
 #include "geometry/scene_build.h"
 #include "core/sim.h"
 #include "core/scheme.h"
@@ -88,7 +90,7 @@ static int rates(sim *s, sl_err *err)
     if (s->bnd->after_density) /* mdbc: the walls' density from the fluid, before the forces */
         s->bnd->after_density(s);
     s->be->run_pass(s, &wcsph_forces_pass, s->g.n_inside);
-    return SL_OK;
+    return floating_forces(s, err); /* the bodies' force and torque at the same state */
 }
 
 static int wcsph_time_step(sim *s, double *dt, sl_err *err)
@@ -101,7 +103,8 @@ static int wcsph_time_step(sim *s, double *dt, sl_err *err)
     return SL_OK;
 }
 
-/* Moving walls (boundary/moving.h) are placed by their law, never by the integrator: at the end of
+/* Moving walls (boundary/moving.h) are placed by their law (floating bodies by their state,
+ * core/floating.h), never by the particle integrator: at the end of
  * the step, where the next rates are taken, and with the symplectic integrator also at t + dt/2,
  * where the corrector's rates are. */
 static int wcsph_step(sim *s, double dt, sl_err *err)
@@ -115,9 +118,11 @@ static int wcsph_step(sim *s, double dt, sl_err *err)
         return moving_walls_place(s, s->t + dt, err);
     }
     s->be->run_pass(s, &wcsph_predict_pass, s->g.n_inside);
+    floating_predict(s, dt); /* floating bodies: the same predictor and corrector, beside the fluid's */
     if ((rc = moving_walls_place(s, s->t + 0.5 * dt, err)) || (rc = rates(s, err)))
         return rc;
     s->be->run_pass(s, &wcsph_correct_pass, s->g.n_inside);
+    floating_correct(s, dt);
     return moving_walls_place(s, s->t + dt, err);
 }
 

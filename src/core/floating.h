@@ -1,0 +1,42 @@
+/* floating.h: floating bodies: rigid bodies the fluid moves (issue 24). Each is a body of the moving
+ * walls' list (core/motion.h: the first `n` of it), whose transform comes from its state here instead
+ * of a law; the scheme calls floating_forces (boundary/floating.c) after each force evaluation and floating_predict /
+ * floating_correct beside its own integrator (physics/rigid_body.h). */
+#ifndef SLUICE_FLOATING_H
+#define SLUICE_FLOATING_H
+
+#include "base/status.h"
+#include "physics/rigid_body.h"
+
+struct sim;
+
+typedef struct floating {
+    int n;                    /* bodies: motion bodies [0, n) */
+    rigid_body_props *props;
+    rigid_body_state *state;  /* now (after floating_predict: at t + dt/2) */
+    rigid_body_state *state0; /* at the start of the step */
+    double (*force)[3];       /* the fluid's and the contacts' force at the last floating_forces */
+    double (*torque)[3];      /* about the centre of mass, likewise */
+    double *sums;             /* 6 per body: the backend's body_sums */
+} floating;
+
+/* The scene's floating items (in item order) into a new s->floating: mass, centre, inertia from the
+ * filled lattice of each item's shape where the file gives none; the initial state. SL_OK with
+ * s->floating NULL when there are none. Called by motion_create. */
+int floating_create(struct sim *s, sl_err *err);
+
+/* The mass properties of item `item` from its filled lattice (points at spacing dp, each a cell of
+ * the body's density), before the file's mass, centre and inertia replace them; for tests. */
+int floating_mass_properties(const struct sim *s, int item, rigid_body_props *out, sl_err *err);
+
+
+/* The symplectic predictor (to t + dt/2) and corrector (to t + dt) of every body. */
+void floating_predict(struct sim *s, double dt);
+void floating_correct(struct sim *s, double dt);
+
+/* Body b's placement (b < n). */
+void floating_xform(const struct sim *s, int b, rigid_xform *T);
+
+void floating_free(struct sim *s);
+
+#endif
