@@ -22,15 +22,6 @@
 
 #define PI 3.14159265358979323846
 
-static void load_string(const char *text, scene *sc, sim *s)
-{
-    sl_err err;
-    if (scene_load_string(sc, text, "test_floating", &err))
-        fail_msg("%s", err.msg);
-    if (sim_create(s, sc, &backend_cpu, &err))
-        fail_msg("%s", err.msg);
-}
-
 static void run_until(sim *s, double t_end)
 {
     sl_err err;
@@ -130,7 +121,7 @@ static void test_mass_properties(void **state)
     (void)state;
     scene sc;
     sim s;
-    load_string("simulation = { method = \"wcsph\"; dimension = 2; end_time = 1.0; };\n"
+    load_sim_string("simulation = { method = \"wcsph\"; dimension = 2; end_time = 1.0; };\n"
                 "fluid = { density = 1000.0; gravity = [0.0, -9.81]; sound_speed_coef = 10.0; };\n"
                 "numerics = { spacing = 0.02; };\n" "geometry = ( { type = \"tank\"; min = [0.0, 0.0]; max = [1.0, 1.0]; },\n"
                 "  { type = \"fluid\"; min = [0.0, 0.0]; max = [1.0, 0.2]; },\n"
@@ -147,7 +138,7 @@ static void test_mass_properties(void **state)
     sim_free(&s);
     scene_free(&sc);
 
-    load_string("simulation = { method = \"wcsph\"; dimension = 3; end_time = 1.0; };\n"
+    load_sim_string("simulation = { method = \"wcsph\"; dimension = 3; end_time = 1.0; };\n"
                 "fluid = { density = 1000.0; gravity = [0.0, 0.0, -9.81]; sound_speed_coef = 10.0; };\n"
                 "numerics = { spacing = 0.02; };\n"
                 "geometry = ( { type = \"tank\"; min = [0.0, 0.0, 0.0]; max = [1.0, 0.4, 0.6]; },\n"
@@ -264,7 +255,7 @@ static void test_archimedes_2d(void **state)
     snprintf(text, sizeof text, ARCH_SCENE, "-9.81", "");
     scene sc;
     sim s;
-    load_string(text, &sc, &s);
+    load_sim_string(text, &sc, &s);
     double H = 0.1, t_end = env_flag("SLUICE_TEST_SMALL") ? 0.1 : 1.5;
     double lo = INFINITY, hi = -INFINITY, sum = 0;
     int n = 0;
@@ -329,7 +320,7 @@ static void test_momentum_no_gravity(void **state)
     (void)state;
     scene sc;
     sim s;
-    load_string(MOMENTUM_SCENE, &sc, &s);
+    load_sim_string(MOMENTUM_SCENE, &sc, &s);
     double p0[2], p1[2], pb0 = s.floating->props[0].mass * s.floating->state[0].v[0];
     momentum(&s, p0);
     long steps = test_steps(1000, 100);
@@ -361,7 +352,7 @@ static real *floating_steps(const char *dir, long steps, const char *restart, si
     scene sc;
     sim s;
     sl_err err;
-    load_string(text, &sc, &s);
+    load_sim_string(text, &sc, &s);
     run_options o = {.out_dir = dir, .until = -1.0, .max_steps = steps, .quiet = 1, .restart = restart};
     run_summary sum;
     if (engine_run(&s, &o, &sum, &err))

@@ -179,15 +179,6 @@ static void test_gate_law(void **state)
 
 /* ---- runs ----------------------------------------------------------------------------------- */
 
-static void load_string(const char *text, scene *sc, sim *s)
-{
-    sl_err err;
-    if (scene_load_string(sc, text, "test_motion", &err))
-        fail_msg("%s", err.msg);
-    if (sim_create(s, sc, &backend_cpu, &err))
-        fail_msg("%s", err.msg);
-}
-
 /* Steps as the engine does (time step, step, then the time). */
 static void run_steps(sim *s, long steps)
 {
@@ -266,7 +257,7 @@ static void walls_follow(const char *method, const char *integrator, const char 
     snprintf(text, sizeof text, TANK_SCENE, method, integrator, boundary, law, GATE_LAW);
     scene sc;
     sim s;
-    load_string(text, &sc, &s);
+    load_sim_string(text, &sc, &s);
     assert_int_equal(s.motion->nbodies, 2);
     size_t walls = particles_count_type(&s.p, PT_WALL) + particles_count_type(&s.p, PT_OBSTACLE);
     assert_int_equal(check_walls(&s), walls); /* at t = 0: velocities set, places untouched */
@@ -332,7 +323,7 @@ static void test_3d(void **state)
     for (int k = 0; k < 2; ++k) {
         scene sc;
         sim s;
-        load_string(texts[k], &sc, &s);
+        load_sim_string(texts[k], &sc, &s);
         assert_int_equal(s.motion->nbodies, 1);
         size_t walls = particles_count_type(&s.p, k ? PT_OBSTACLE : PT_WALL);
         assert_int_equal(check_walls(&s), walls);
@@ -352,7 +343,7 @@ static void test_mps_time_step(void **state)
              "law = \"gate\"; velocity = [0.0, 4.0]; stop = 0.02;");
     scene sc;
     sim s;
-    load_string(text, &sc, &s);
+    load_sim_string(text, &sc, &s);
     assert_int_equal(s.motion->nbodies, 1); /* a law "none" is no body */
     /* the gate at 4 m/s, faster than the fluid and than the reference speed sqrt(2 g H) = 2.4 m/s */
     run_steps(&s, 2);
@@ -379,7 +370,7 @@ static real *rolled_steps(const restart_case *rc, const char *dir, long steps, c
     scene sc;
     sim s;
     sl_err err;
-    load_string(text, &sc, &s);
+    load_sim_string(text, &sc, &s);
     run_options o = {.out_dir = dir, .until = -1.0, .max_steps = steps, .quiet = 1, .restart = restart};
     run_summary sum;
     if (engine_run(&s, &o, &sum, &err))

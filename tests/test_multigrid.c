@@ -7,6 +7,7 @@
  * - Jacobi and multigrid solves of the same system give the same pressure.
  * - A solve that misses its tolerance stops the run with its count and residual, or lets it go on,
  *   as the scene says. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp (tests/test_util.h) */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

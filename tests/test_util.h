@@ -45,6 +45,16 @@ static inline void load_sim(const char *path, scene *sc, sim *s)
         fail_msg("%s", err.msg);
 }
 
+/* The same from scene text (messages name it "test scene"). */
+static inline void load_sim_string(const char *text, scene *sc, sim *s)
+{
+    sl_err err;
+    if (scene_load_string(sc, text, "test scene", &err))
+        fail_msg("%s", err.msg);
+    if (sim_create(s, sc, &backend_cpu, &err))
+        fail_msg("%s", err.msg);
+}
+
 /* Every real field of every particle, in id order, one field after another (nfields * n values,
  * malloc'd): what two runs are compared by. */
 static inline real *fields_by_id(const sim *s, size_t *count)
