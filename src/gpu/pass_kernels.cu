@@ -2,7 +2,12 @@
  * template per interaction strategy; the physics is not written again here. Which kernels a pass
  * has is generated from the schemes' pass lists (schemes/registry.h), so a listed pass without a
  * body, pair form or GPU adapter is a build error, not a run-time one. */
+/* Compiled without periodic images (physics/periodic.h, grid/nbr_grid.h): every strategy for grids with
+ * no periodic axis; those with one go to pass_kernels_periodic.cu. */
+#define SLUICE_NO_PERIODIC 1
 #include "pass_kernels.h"
+
+#include "body_kernels.cuh"
 
 #include "schemes/registry.h"
 #include "gpu_check.h"
@@ -12,40 +17,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-typedef void (*body_fn)(const pass_ctx *, int32_t);
-
-/* ---- grid geometry on the device ------------------------------------------------------------ */
-
-/* Index of interior cell (ix, iy, iz) in the margin-padded grid. */
-__device__ static inline int32_t padded_cell(const launch_geom &g, int ix, int iy, int iz)
-{
-    int m = g.ndiv, mz = g.dim == 3 ? g.ndiv : 0;
-    return (int32_t)((ix + m) + (int64_t)g.nc[0] * ((iy + m) + (int64_t)g.nc[1] * (iz + mz)));
-}
-
-/* ---- par-part and par-cell: any body ------------------------------------------------------- */
-
-template <body_fn B>
-__global__ void k_par_part(const __grid_constant__ pass_ctx c, int32_t n)
-{
-    int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (i < n)
-        B(&c, i);
-}
-
-template <body_fn B>
-__global__ void k_par_cell(const __grid_constant__ pass_ctx c, const launch_geom g)
-{
-    int64_t b = blockIdx.x;
-    int ix = (int)(b % g.interior[0]);
-    int iy = (int)((b / g.interior[0]) % g.interior[1]);
-    int iz = (int)(b / ((int64_t)g.interior[0] * g.interior[1]));
-    int32_t cell = padded_cell(g, ix, iy, iz);
-    int32_t end = c.nb.cell_start[cell + 1];
-    for (int32_t i = c.nb.cell_start[cell] + (int32_t)threadIdx.x; i < end; i += (int32_t)blockDim.x)
-        B(&c, i);
-}
 
 /* ---- staged strategies: passes in pair form -------------------------------------------------- */
 
@@ -531,16 +502,6 @@ __global__ void k_all_pairs(const __grid_constant__ pass_ctx c, int32_t n)
 
 /* ---- launch geometry ------------------------------------------------------------------------ */
 
-static int64_t interior_cells(const launch_geom *g)
-{
-    return (int64_t)g->interior[0] * g->interior[1] * g->interior[2];
-}
-
-static unsigned round_up_warp(int n)
-{
-    return (unsigned)((n + 31) / 32 * 32);
-}
-
 enum { STAGED_MAX_THREADS = 256 };
 
 /* Pencil length: as many cells as fit the block at the fullest cell, shrunk until there are
@@ -605,24 +566,6 @@ int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *
     default:
         return 0;
     }
-}
-
-template <body_fn B>
-static int launch_body(int strategy, const pass_ctx *c, int32_t n, const launch_geom *geo, sl_err *err)
-{
-    if (n <= 0)
-        return SL_OK;
-    if (strategy == GS_PAR_CELL) {
-        int64_t blocks = interior_cells(geo);
-        unsigned threads = round_up_warp(geo->max_per_cell < 1 ? 1 : geo->max_per_cell > 256 ? 256 : geo->max_per_cell);
-        k_par_cell<B><<<(unsigned)blocks, threads>>>(*c, *geo);
-        GPU_LAUNCHED("par-cell", err);
-        return SL_OK;
-    }
-    const unsigned threads = 128;
-    k_par_part<B><<<(unsigned)((n + threads - 1) / threads), threads>>>(*c, n);
-    GPU_LAUNCHED("par-part", err);
-    return SL_OK;
 }
 
 template <class T>
@@ -762,6 +705,8 @@ int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, con
 {
     if (!gpu_strategy_valid(pass_id, strategy, n, geo))
         return gpu_fail_input(err, "strategy %s cannot run pass %d", gpu_strategy_label(strategy), pass_id);
+    if (geo->periodic)
+        return gpu_launch_pass_periodic(pass_id, strategy, c, n, geo, err);
     if (strategy == GS_PAR_PART_SYM) {
         switch (pass_id) {
             SLUICE_PASSES(SYM_CASE)
@@ -782,5 +727,7 @@ int gpu_pass_all_pairs(int pass_id, const pass_ctx *c, int32_t n, sl_err *err)
 {
     if (n <= 0)
         return SL_OK;
+    if (c->P.periodic.axes) /* compiled without images, above */
+        return gpu_fail_input(err, "the all-pairs oracle has no periodic images (pass %d)", pass_id);
     return with_pair_form<all_pairs_launch>(pass_id, 0, c, n, NULL, err);
 }

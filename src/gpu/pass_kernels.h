@@ -75,6 +75,13 @@ int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *
 int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, const launch_geom *geo,
                     gpu_scratch *work, sl_err *err);
 
+/* gpu_launch_pass for a periodic grid (geo->periodic; par-part or par-cell, already checked): the
+ * body kernels compiled with periodic images, in pass_kernels_periodic.cu. pass_kernels.cu compiles
+ * every strategy without them (SLUICE_NO_PERIODIC), which saves 10 to 25 registers per thread in the
+ * MPS passes (ptxas -v) and the occupancy they cost. */
+int gpu_launch_pass_periodic(int pass_id, int strategy, const pass_ctx *c, int32_t n, const launch_geom *geo,
+                             sl_err *err);
+
 /* The test oracle: pass `pass_id` (one with a pair form) computed by an all-pairs tiled kernel
  * (targets in registers, every particle [0, n) as a candidate, staged through shared memory tile
  * by tile). Writes the same fields as the pass. */

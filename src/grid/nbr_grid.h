@@ -161,8 +161,10 @@ HD static inline int nbr_run_ranges_periodic(const nbr_view *v, int32_t c, int r
  * the run. Returns how many. */
 HD static inline int nbr_run_ranges(const nbr_view *v, int32_t c, int r, int32_t begin[2], int32_t end[2])
 {
+#ifndef SLUICE_NO_PERIODIC
     if (v->periodic)
         return nbr_run_ranges_periodic(v, c, r, begin, end);
+#endif
     nbr_run_range(v, c, r, &begin[0], &end[0]);
     return 1;
 }
@@ -178,15 +180,20 @@ HD static inline int nbr_own_row_run(const nbr_view *v)
 
 /* Runs the statements after the arguments for every candidate neighbour j of a point in cell
  * `cell`: the particles of the forward-star runs and, across periodic seams, those whose nearest
- * image is within reach, in run order. `continue` skips to the next candidate. */
+ * image is within reach, in run order. `continue` skips to the next candidate. The second range of a
+ * run is taken by a select, not an array index: an array indexed by the loop counter would live in
+ * the GPU's local memory (a 16-byte stack frame in every neighbour kernel, measured with ptxas -v). */
 #define NBR_FOR_CELL_CANDIDATES(nb, cell, j, ...)                                                  \
     do {                                                                                          \
         int32_t nbr_c_ = (cell);                                                                  \
         for (int nbr_r_ = 0; nbr_r_ < (nb)->nruns; ++nbr_r_) {                                    \
             int32_t nbr_jb_[2], nbr_je_[2];                                                       \
             int nbr_parts_ = nbr_run_ranges(nb, nbr_c_, nbr_r_, nbr_jb_, nbr_je_);                \
+            int32_t nbr_b0_ = nbr_jb_[0], nbr_e0_ = nbr_je_[0];                                   \
+            int32_t nbr_b1_ = nbr_parts_ > 1 ? nbr_jb_[1] : 0, nbr_e1_ = nbr_parts_ > 1 ? nbr_je_[1] : 0; \
             for (int nbr_k_ = 0; nbr_k_ < nbr_parts_; ++nbr_k_)                                   \
-                for (int32_t j = nbr_jb_[nbr_k_]; j < nbr_je_[nbr_k_]; ++j) {                     \
+                for (int32_t j = nbr_k_ ? nbr_b1_ : nbr_b0_, nbr_end_ = nbr_k_ ? nbr_e1_ : nbr_e0_; \
+                     j < nbr_end_; ++j) {                                                         \
                     __VA_ARGS__                                                                   \
                 }                                                                                 \
         }                                                                                         \

@@ -6,7 +6,11 @@
  * the seam (grid/nbr_grid.h); every pair function folds its displacement with periodic_fold, so the
  * images exist only as arithmetic: no ghost copies to update between passes. The period must exceed
  * twice the interaction radius (the grid demands 2 ndiv + 1 cells along the axis), so the nearest
- * image is the only one within reach. */
+ * image is the only one within reach.
+ *
+ * A translation unit that defines SLUICE_NO_PERIODIC before including this (the GPU's kernels for
+ * grids without a periodic axis, gpu/pass_kernels.cu) gets folds that do nothing, and candidate loops
+ * without seams (grid/nbr_grid.h): fewer registers per thread in every neighbour kernel. */
 #ifndef SLUICE_PERIODIC_H
 #define SLUICE_PERIODIC_H
 
@@ -20,6 +24,11 @@ typedef struct periodic_box {
 /* The displacement d along axis a taken to its nearest image. */
 HD static inline real periodic_delta(const periodic_box *pb, int a, real d)
 {
+#ifdef SLUICE_NO_PERIODIC
+    (void)pb;
+    (void)a;
+    return d;
+#endif
     if ((pb->axes >> a) & 1u) {
         real L = pb->length[a];
         if (d > R(0.5) * L)
@@ -34,6 +43,13 @@ HD static inline real periodic_delta(const periodic_box *pb, int a, real d)
  * axes, the common case, which costs one uniform branch. */
 HD static inline void periodic_fold(const periodic_box *pb, real *dx, real *dy, real *dz)
 {
+#ifdef SLUICE_NO_PERIODIC
+    (void)pb;
+    (void)dx;
+    (void)dy;
+    (void)dz;
+    return;
+#endif
     if (!pb->axes)
         return;
     *dx = periodic_delta(pb, 0, *dx);
