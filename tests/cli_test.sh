@@ -56,6 +56,10 @@ expect_in "bench box" "$work/out" "work per particle on the starting layout"
 expect_in "bench box" "$work/out" "floors per step: arithmetic"
 check "bench emps" 0 "$exe" bench --backend cpu --case box --method emps --particles 2000 --steps 2 --threads 1
 expect_in "bench emps" "$work/out" "mps.density"
+# the floating case (issue 24): ten bodies, and the line with their share of the step
+check "bench floating" 0 "$exe" bench --case floating --backend cpu --particles 2e4 --steps 3 --threads 1
+expect_in "bench floating" "$work/out" "floating.force"
+expect_in "bench floating" "$work/out" "floating bodies (10): force pass"
 check "bench bad case" 2 "$exe" bench --case lake
 expect_in "bench bad case" "$work/err" "accepted: dambreak3d, box"
 check "bench bad counts" 2 "$exe" bench --particles 1e6,x

@@ -1,5 +1,5 @@
 """paraview_test.py: a run's snapshots.xmf and grid.xmf opened by ParaView (pvpython): time steps,
-points, arrays and the grid as the HDF5 files hold them.   usage: pvpython paraview_test.py SLUICE WORKDIR"""
+points, arrays and the grid as the HDF5 files hold them; a floating scene's `body` array.   usage: pvpython paraview_test.py SLUICE WORKDIR"""
 import os
 import subprocess
 import sys
@@ -57,7 +57,7 @@ for dim in (2, 3):
     check(f"{dim}D points", d.GetNumberOfPoints() == npart and d.GetNumberOfCells() == npart,
           f"{d.GetNumberOfPoints()} points, {d.GetNumberOfCells()} cells, {npart} particles")
     arrays = {d.GetPointData().GetArrayName(i) for i in range(d.GetPointData().GetNumberOfArrays())}
-    check(f"{dim}D particle arrays", {"velocity", "pressure", "density", "type", "id"} <= arrays, str(arrays))
+    check(f"{dim}D particle arrays", {"velocity", "pressure", "density", "type", "id", "body"} <= arrays, str(arrays))
     check(f"{dim}D velocity is a vector", d.GetPointData().GetArray("velocity").GetNumberOfComponents() == 3)
 
     # the grid: an image with the snapshot's node counts, its fields, a free surface to contour, and
@@ -77,6 +77,32 @@ for dim in (2, 3):
     c = Contour(Input=g, ContourBy=["POINTS", "density"], Isosurfaces=[500.0])
     c.UpdatePipeline(times[-1])
     check(f"{dim}D free surface contour", servermanager.Fetch(c).GetNumberOfPoints() > 0)
+
+# floating bodies: ParaView's `body` array is the snapshot's /particles/body point for point (rows are
+# points), -1 for fluid and walls, 0 and 1 for the two boxes; /bodies has a row per body
+out = os.path.join(work, "pvfloat")
+with open(out + ".cfg", "w") as f:
+    f.write("""
+simulation = { method = "wcsph"; dimension = 2; end_time = 0.01; };
+numerics = { spacing = 0.02; integrator = "symplectic"; };
+geometry = ( { type = "tank"; min = [0.0, 0.0]; max = [0.8, 0.4]; layers = 3; },
+             { type = "fluid"; min = [0.0, 0.0]; max = [0.8, 0.14]; },
+             { type = "obstacle"; min = [0.2, 0.14]; max = [0.3, 0.24]; layers = 2; floating = { density = 500.0; }; },
+             { type = "obstacle"; min = [0.5, 0.14]; max = [0.6, 0.24]; layers = 2; floating = { density = 500.0; }; } );
+output = { interval = 0.01; };
+""")
+subprocess.run([sluice, "run", out + ".cfg", "--out", out, "--quiet"], check=True, stdout=subprocess.DEVNULL)
+snaps = sorted(n for n in os.listdir(out) if n.startswith("snap_"))
+with h5py.File(os.path.join(out, snaps[-1]), "r") as h:
+    body = list(h["particles/body"][:])
+    nrows = h["bodies/position"].shape[0]
+p = Xdmf3ReaderS(FileName=[os.path.join(out, "snapshots.xmf")])
+d = fetch(p, list(p.TimestepValues)[-1])
+a = d.GetPointData().GetArray("body")
+got = [int(a.GetValue(i)) for i in range(a.GetNumberOfTuples())] if a else []
+check("floating body array", got == body and sorted(set(got)) == [-1, 0, 1],
+      f"{len(got)} values, {sorted(set(got))}; the file has {len(body)}, {sorted(set(body))}")
+check("floating /bodies rows", nrows == 2, f"{nrows}")
 
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

@@ -1,5 +1,6 @@
 /* snapshot_check.c: for the command-line test: exits 0 when every file named is a readable snapshot
- * (HDF5 opens it and reads /particles/position and /particles/id whole, with as many rows), and with
+ * (HDF5 opens it and reads /particles/position, /particles/id and /particles/body whole, with as many
+ * rows), and with
  * --grid also holds /grid with at least one gridded field read whole; else prints the first bad file
  * and exits 1.   usage: snapshot_check [--grid] FILE.h5... */
 #include <hdf5.h>
@@ -74,10 +75,11 @@ int main(int argc, char **argv)
         hid_t f = H5Fopen(argv[k], H5F_ACC_RDONLY, H5P_DEFAULT);
         long pos = f >= 0 ? rows_of(f, "/particles/position", 3) : -1;
         long id = f >= 0 ? rows_of(f, "/particles/id", 1) : -1;
+        long body = f >= 0 ? rows_of(f, "/particles/body", 1) : -1;
         int grid_ok = !grid || (f >= 0 && has_grid(f));
         if (f >= 0)
             H5Fclose(f);
-        if (pos < 0 || id != pos) {
+        if (pos < 0 || id != pos || body != pos) {
             printf("%s: not a readable snapshot\n", argv[k]);
             return 1;
         }

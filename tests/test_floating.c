@@ -22,18 +22,6 @@
 
 #define PI 3.14159265358979323846
 
-static void run_until(sim *s, double t_end)
-{
-    sl_err err;
-    while (s->t < t_end) {
-        double dt;
-        if (sim_time_step(s, &dt, &err) || sim_step(s, dt, &err))
-            fail_msg("%s", err.msg);
-        s->t += dt;
-        s->step++;
-    }
-}
-
 /* ---- scene keys ------------------------------------------------------------------------------ */
 
 #define HEAD2 "simulation = { method = \"%s\"; dimension = 2; end_time = 1.0; };\n" \
@@ -54,7 +42,6 @@ static void test_scene_errors(void **state)
         {"wcsph", "floating = { center = [0.3, 0.3]; };", "geometry[2].floating.density", "required key is missing"},
         {"wcsph", "floating = { mass = 1.0; inertia = -0.1; };", "geometry[2].floating.inertia", "is not positive definite"},
         {"wcsph", "floating = { mass = 1.0; fixed_rotation = [\"w\"]; };", "geometry[2].floating.fixed_rotation", ""},
-        {"mps", "floating = { mass = 1.0; };", "geometry[2].floating", "not yet with simulation.method = \"mps\""},
         {"wcsph", "floating = { mass = 1.0; }; motion = { law = \"sine\"; amplitude = [0.1, 0.0]; frequency = 1.0; };",
          "geometry[2].floating", "given with a prescribed motion"},
     };
@@ -74,6 +61,21 @@ static void test_scene_errors(void **state)
         if (rc != SL_ERR_INPUT || !strstr(err.msg, want) || !strstr(err.msg, "(accepted: ") || strchr(err.msg, '\n'))
             fail_msg("case %zu: got '%s', wanted one line with \"%s\" and the accepted values", k,
                      rc ? err.msg : "no error", want);
+    }
+    /* MPS and explicit MPS carry floating bodies with the MPS operators, not with LSMPS's */
+    snprintf(text, sizeof text, HEAD2 "mps = { operators = \"lsmps\"; };\n"
+             "geometry = ( { type = \"tank\"; min = [0.0, 0.0]; max = [1.0, 1.0]; },\n"
+             "  { type = \"fluid\"; min = [0.0, 0.0]; max = [1.0, 0.2]; },\n"
+             "  { type = \"obstacle\"; min = [0.4, 0.4]; max = [0.6, 0.6]; floating = { mass = 1.0; }; } );\n", "emps");
+    {
+        scene sc;
+        sl_err err;
+        int rc = scene_load_string(&sc, text, "bad.cfg", &err);
+        if (rc == SL_OK)
+            scene_free(&sc);
+        if (rc != SL_ERR_INPUT || !strstr(err.msg, "key 'geometry[2].floating': not yet with mps.operators = \"lsmps\"") ||
+            !strstr(err.msg, "(accepted: ") || strchr(err.msg, '\n'))
+            fail_msg("lsmps case: got '%s'", rc ? err.msg : "no error");
     }
     /* 3D: principal moments that no body has */
     snprintf(text, sizeof text, "simulation = { method = \"wcsph\"; dimension = 3; end_time = 1.0; };\n"

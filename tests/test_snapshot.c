@@ -8,10 +8,13 @@
 #include <cmocka.h>
 
 #include "io/snapshot.h"
+#include "core/floating.h"
+#include "test_util.h"
 
 #include <hdf5.h>
 
 #include <ftw.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,6 +269,19 @@ static void check_snapshot_at(const char *path, size_t n, int dim, unsigned fiel
     }
     free(pos);
     free(id);
+
+    /* body: n, int32, -1 for every particle (the info names no bodies); no /bodies */
+    double *body = read_dataset(file, "/particles/body", &rank, dims);
+    assert_int_equal(rank, 1);
+    assert_int_equal(dims[0], n);
+    dataset_type(file, "/particles/body", &cls, &size, &sign);
+    assert_int_equal(cls, H5T_INTEGER);
+    assert_int_equal(size, 4);
+    assert_int_equal(sign, H5T_SGN_2);
+    for (size_t k = 0; k < n; ++k)
+        assert_int_equal((int)body[k], -1);
+    free(body);
+    assert_false(has_dataset(file, "/bodies"));
 
     assert_int_equal(has_dataset(file, "/particles/velocity"), !!(fields & OUT_VELOCITY));
     if (fields & OUT_VELOCITY) {
@@ -678,11 +694,12 @@ static void test_series(void **state)
         assert_int_equal(count_of(text, "Attribute Name=\"velocity\" AttributeType=\"Vector\""),
                          k + 1);
         assert_int_equal(count_of(text, "NumberType=\"UChar\" Precision=\"1\""), k + 1);
-        /* id: the attribute and the topology's connectivity */
-        assert_int_equal(count_of(text, "NumberType=\"Int\" Precision=\"4\""), 2 * (k + 1));
+        /* id: the attribute and the topology's connectivity; body */
+        assert_int_equal(count_of(text, "NumberType=\"Int\" Precision=\"4\""), 3 * (k + 1));
+        assert_int_equal(count_of(text, "Attribute Name=\"body\" AttributeType=\"Scalar\""), k + 1);
         assert_int_equal(count_of(text, "</Topology>"), k + 1);
-        /* position, velocity, pressure, density; the two id items too when real is float */
-        assert_int_equal(count_of(text, prec), (k + 1) * (sizeof(real) == 4 ? 6 : 4));
+        /* position, velocity, pressure, density; the two id items and body too when real is float */
+        assert_int_equal(count_of(text, prec), (k + 1) * (sizeof(real) == 4 ? 7 : 4));
         for (int j = 0; j <= k; ++j) {
             char needle[128];
             fmt(needle, sizeof needle, "snap_%06d.h5:/particles/position", j);
@@ -691,6 +708,8 @@ static void test_series(void **state)
             assert_int_equal(count_of(text, needle), 1);
             fmt(needle, sizeof needle, "snap_%06d.h5:/particles/id", j);
             assert_int_equal(count_of(text, needle), 2);
+            fmt(needle, sizeof needle, "snap_%06d.h5:/particles/body", j);
+            assert_int_equal(count_of(text, needle), 1);
             fmt(needle, sizeof needle, "Dimensions=\"%zu 3\"", ns[j]);
             assert_int_equal(count_of(text, needle), 2); /* position, velocity */
             fmt(needle, sizeof needle, "<Time Value=\"%.17g\"/>", times[j]);
@@ -740,6 +759,7 @@ static void test_series_mask_and_empty(void **state)
     assert_int_equal(count_of(text, "Name=\"type\""), 0);
     assert_int_equal(count_of(text, "Name=\"density\""), 2);
     assert_int_equal(count_of(text, "Name=\"id\""), 2);
+    assert_int_equal(count_of(text, "Name=\"body\""), 2);
     free(text);
     io_series_close(&s);
 }
@@ -826,6 +846,174 @@ static void test_xdmf_unwritable(void **state)
     free(text);
 }
 
+/* ---- floating bodies -------------------------------------------------------------------------- */
+
+/* Reads a whole dataset as doubles and checks its shape (rows, cols; cols 1: rank 1). */
+static double *read_shaped(hid_t file, const char *name, size_t rows, size_t cols)
+{
+    int rank;
+    hsize_t dims[2];
+    double *v = read_dataset(file, name, &rank, dims);
+    assert_int_equal(rank, cols > 1 ? 2 : 1);
+    assert_int_equal(dims[0], rows);
+    if (cols > 1)
+        assert_int_equal(dims[1], cols);
+    return v;
+}
+
+/* /particles/body in id order from the per-particle array, /bodies row for row (doubles: exact). */
+static void test_body_rows(void **state)
+{
+    (void)state;
+    particles p;
+    make_particles(&p, 23, 5);
+    assert_true(shuffled(&p));
+    real body[23];
+    for (size_t i = 0; i < p.n; ++i) /* by id: 0, 1 floating bodies, 2 a moving wall, -1 none */
+        body[i] = (real)(p.id[i] % 4 == 3 ? -1 : p.id[i] % 4);
+    snapshot_body rows[2];
+    memset(rows, 0, sizeof rows);
+    for (int b = 0; b < 2; ++b) {
+        for (int a = 0; a < 3; ++a) {
+            rows[b].position[a] = 0.1 * (b + 1) + a;
+            rows[b].velocity[a] = -0.5 * b + 0.25 * a;
+            rows[b].angular_velocity[a] = 1e-3 * (a + 1) * (b + 1);
+            rows[b].force[a] = 12.5 * (a - b);
+            rows[b].torque[a] = 1.0 / 3.0 * (b + a);
+        }
+        double c = cos(0.1 * (b + 1)), sn = sin(0.1 * (b + 1));
+        rows[b].orientation[0] = c;
+        rows[b].orientation[3] = sn;
+        rows[b].mass = 5.0 + b;
+        rows[b].item = 3 + 2 * b;
+    }
+    snapshot_info info = make_info(3, OUT_ALL);
+    info.body = body;
+    info.nbodies = 2;
+    info.bodies = rows;
+    char path[512];
+    in_tmp(path, sizeof path, "bodies.h5");
+    sl_err err = {{0}};
+    assert_int_equal(io_snapshot_write(path, &p, &info, &err), SL_OK);
+    assert_false(tmp_exists(path));
+
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(file >= 0);
+    double *b = read_shaped(file, "/particles/body", p.n, 1);
+    for (size_t k = 0; k < p.n; ++k)
+        assert_int_equal((int)b[k], k % 4 == 3 ? -1 : (int)(k % 4));
+    free(b);
+    static const struct {
+        const char *name;
+        size_t offset, cols;
+    } cols[] = {
+        {"/bodies/position", offsetof(snapshot_body, position), 3},
+        {"/bodies/orientation", offsetof(snapshot_body, orientation), 4},
+        {"/bodies/velocity", offsetof(snapshot_body, velocity), 3},
+        {"/bodies/angular_velocity", offsetof(snapshot_body, angular_velocity), 3},
+        {"/bodies/force", offsetof(snapshot_body, force), 3},
+        {"/bodies/torque", offsetof(snapshot_body, torque), 3},
+        {"/bodies/mass", offsetof(snapshot_body, mass), 1},
+    };
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; ++c) {
+        double *v = read_shaped(file, cols[c].name, 2, cols[c].cols);
+        for (int r = 0; r < 2; ++r)
+            assert_memory_equal(v + r * cols[c].cols, (const char *)&rows[r] + cols[c].offset,
+                                cols[c].cols * sizeof(double));
+        free(v);
+    }
+    double *item = read_shaped(file, "/bodies/item", 2, 1);
+    assert_true(item[0] == 3 && item[1] == 5);
+    free(item);
+    H5Fclose(file);
+
+    info.bodies = NULL; /* rows promised but not given */
+    assert_int_equal(io_snapshot_write(path, &p, &info, &err), SL_ERR_RUNTIME);
+    assert_non_null(strstr(err.msg, "2 bodies without their rows"));
+    particles_free(&p);
+}
+
+/* A small floating scene after a few steps: the snapshot's body field is the simulation's motion
+ * field particle for particle, and /bodies holds s->floating's state bit for bit. 2D at spacing
+ * 0.02 m (about 600 particles): 5 steps take well under a second; the comparison is exact (the
+ * writer copies doubles and writes the body index, a small integer held exactly by a real). */
+static void test_floating_scene(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "simulation = { method = \"wcsph\"; dimension = 2; end_time = 1.0; };\n"
+        "fluid = { gravity = [0.0, -9.81]; sound_speed_coef = 10.0; };\n"
+        "numerics = { spacing = 0.02; integrator = \"symplectic\"; viscosity = \"artificial\"; alpha = 0.1; };\n"
+        "geometry = (\n"
+        "  { type = \"tank\"; min = [0.0, 0.0]; max = [0.8, 0.4]; layers = 3; },\n"
+        "  { type = \"fluid\"; min = [0.0, 0.0]; max = [0.8, 0.14]; },\n"
+        "  { type = \"obstacle\"; min = [0.2, 0.14]; max = [0.3, 0.24]; layers = 2; floating = { density = 500.0; }; },\n"
+        "  { type = \"obstacle\"; min = [0.5, 0.14]; max = [0.6, 0.24]; layers = 2; floating = { density = 700.0; }; } );\n";
+    scene sc;
+    sim s;
+    load_sim_string(text, &sc, &s);
+    const floating *fl = s.floating;
+    assert_non_null(fl);
+    assert_int_equal(fl->n, 2);
+    sl_err err = {{0}};
+    for (int k = 0; k < 5; ++k) {
+        double dt;
+        assert_int_equal(sim_time_step(&s, &dt, &err), SL_OK);
+        assert_int_equal(sim_step(&s, dt, &err), SL_OK);
+        s.step++;
+        s.t += dt;
+    }
+    sim_sync_host(&s);
+    snapshot_info info = make_info(2, OUT_ALL);
+    snapshot_body *rows = NULL;
+    assert_int_equal(io_snapshot_bodies(&s, &info, &rows, &err), SL_OK);
+    assert_non_null(rows);
+    char path[512];
+    in_tmp(path, sizeof path, "floating.h5");
+    assert_int_equal(io_snapshot_write(path, &s.p, &info, &err), SL_OK);
+    free(rows);
+
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(file >= 0);
+    size_t n = s.p.n;
+    double *body = read_shaped(file, "/particles/body", n, 1);
+    size_t per[2] = {0, 0};
+    const real *mb = s.p.f[s.args.motion.body];
+    for (size_t i = 0; i < n; ++i) {
+        int b = (int)body[s.p.id[i]];
+        assert_int_equal(b, (int)mb[i]);
+        if (s.p.type[i] == PT_FLUID || s.p.type[i] == PT_WALL) /* fluid and the (fixed) tank */
+            assert_int_equal(b, -1);
+        else
+            assert_true(b == 0 || b == 1);
+        if (b >= 0)
+            per[b]++;
+    }
+    assert_true(per[0] > 0 && per[0] == per[1]); /* the same box twice */
+    free(body);
+    double *x = read_shaped(file, "/bodies/position", 2, 3), *q = read_shaped(file, "/bodies/orientation", 2, 4);
+    double *v = read_shaped(file, "/bodies/velocity", 2, 3), *w = read_shaped(file, "/bodies/angular_velocity", 2, 3);
+    double *f = read_shaped(file, "/bodies/force", 2, 3), *t = read_shaped(file, "/bodies/torque", 2, 3);
+    double *m = read_shaped(file, "/bodies/mass", 2, 1), *item = read_shaped(file, "/bodies/item", 2, 1);
+    for (int b = 0; b < 2; ++b) {
+        const rigid_body_state *st = &fl->state[b];
+        assert_memory_equal(x + 3 * b, st->x, sizeof st->x);
+        assert_memory_equal(q + 4 * b, st->q, sizeof st->q);
+        assert_memory_equal(v + 3 * b, st->v, sizeof st->v);
+        assert_memory_equal(w + 3 * b, st->w, sizeof st->w);
+        assert_memory_equal(f + 3 * b, fl->force[b], sizeof fl->force[b]);
+        assert_memory_equal(t + 3 * b, fl->torque[b], sizeof fl->torque[b]);
+        assert_true(m[b] == fl->props[b].mass);
+        assert_int_equal((int)item[b], 2 + b);
+        assert_true(fabs(f[3 * b + 1]) > 0); /* the fluid has pushed: a real state, not zeros */
+    }
+    assert_true(m[1] > m[0]); /* density 700 against 500 */
+    free(x), free(q), free(v), free(w), free(f), free(t), free(m), free(item);
+    H5Fclose(file);
+    sim_free(&s);
+    scene_free(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -843,6 +1031,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_series_failed_write, setup, teardown),
         cmocka_unit_test_setup_teardown(test_series_unwritable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_xdmf_unwritable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_body_rows, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_floating_scene, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include "core/sim.h"
 #include "run/sim_create.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,45 @@ static inline void load_sim_string(const char *text, scene *sc, sim *s)
         fail_msg("%s", err.msg);
     if (sim_create(s, sc, &backend_cpu, &err))
         fail_msg("%s", err.msg);
+}
+
+/* Steps s to t_end (or just past it) at the scheme's own time step; fails the test with the step's
+ * message otherwise. */
+static inline void run_until(sim *s, double t_end)
+{
+    sl_err err;
+    while (s->t < t_end) {
+        double dt;
+        if (sim_time_step(s, &dt, &err) || sim_step(s, dt, &err))
+            fail_msg("%s", err.msg);
+        s->t += dt;
+        s->step++;
+    }
+}
+
+/* The free surface's mean height over the spacing-wide columns in x in [x0, x1) (2D): the highest
+ * fluid particle of each plus half a spacing; NAN where no column holds fluid. */
+static inline double surface_level_2d(const sim *s, double x0, double x1)
+{
+    double dp = s->sc->dp, sum = 0;
+    int nx = (int)ceil((x1 - x0) / dp), n = 0;
+    double *top = malloc((size_t)(nx > 0 ? nx : 1) * sizeof *top);
+    assert_non_null(top);
+    for (int k = 0; k < nx; ++k)
+        top[k] = -INFINITY;
+    for (size_t i = 0; i < s->p.n; ++i) {
+        double x = s->p.f[PF_X][i];
+        int k = (int)floor((x - x0) / dp);
+        if (s->p.type[i] == PT_FLUID && x >= x0 && k >= 0 && k < nx)
+            top[k] = fmax(top[k], s->p.f[PF_Y][i]);
+    }
+    for (int k = 0; k < nx; ++k)
+        if (isfinite(top[k])) {
+            sum += top[k] + 0.5 * dp;
+            n++;
+        }
+    free(top);
+    return n ? sum / n : NAN;
 }
 
 /* Every real field of every particle, in id order, one field after another (nfields * n values,

@@ -11,6 +11,7 @@
 #include "viz/colormap.h"
 #include "viz/fill.h"
 #include "viz/font.h"
+#include "viz/palette.h"
 
 #include <math.h>
 #include <string.h>
@@ -143,12 +144,65 @@ static void test_font(void **state)
             assert_int_equal(atlas[y * VIZ_FONT_ATLAS_W + g * VIZ_FONT_CELL_W + VIZ_FONT_CELL_W - 1], 0);
 }
 
+/* Floating bodies coloured apart: bodies 0..9 get ten distinct colours, none near the walls' grey,
+ * repeating from body 10; the vertex tag names the body for floating bodies only, and keeps the type
+ * of fluid, fixed walls and walls with a prescribed motion (bodies >= nfloat). */
+static void test_body_palette(void **state)
+{
+    (void)state;
+    float c[VIZ_BODY_COLORS][3], again[3];
+    for (int b = 0; b < VIZ_BODY_COLORS; ++b) {
+        viz_body_color(b, c[b]);
+        for (int a = 0; a < 3; ++a)
+            assert_true(c[b][a] >= 0 && c[b][a] <= 1);
+    }
+    /* 0.1 in rgb distance: well apart on screen (tab10's closest pair is about 0.3 apart) */
+    for (int b = 0; b < VIZ_BODY_COLORS; ++b) {
+        float dw = 0;
+        for (int a = 0; a < 3; ++a)
+            dw += (c[b][a] - viz_wall_color[a]) * (c[b][a] - viz_wall_color[a]);
+        assert_true(sqrtf(dw) > 0.1f);
+        for (int o = 0; o < b; ++o) {
+            float d = 0;
+            for (int a = 0; a < 3; ++a)
+                d += (c[b][a] - c[o][a]) * (c[b][a] - c[o][a]);
+            assert_true(sqrtf(d) > 0.1f);
+        }
+    }
+    viz_body_color(VIZ_BODY_COLORS + 3, again);
+    assert_memory_equal(again, c[3], sizeof again);
+    assert_memory_equal(viz_body_palette() + 3 * 7, c[7], sizeof c[7]);
+    assert_float_equal(viz_wall_color[0], 0.55f, 0); /* the walls' grey, as before the bodies */
+
+    /* tags: fluid 0, tank wall 1, fixed obstacle 2, floating bodies 0 and 1, a wall moved by a law
+     * (motion body 2 of 2 floating) */
+    particles p;
+    sl_err err;
+    assert_int_equal(particles_alloc(&p, 6, &err), SL_OK);
+    const uint8_t type[6] = {PT_FLUID, PT_WALL, PT_OBSTACLE, PT_OBSTACLE, PT_OBSTACLE, PT_WALL};
+    const real body[6] = {-1, -1, -1, 0, 1, 2};
+    for (int i = 0; i < 6; ++i)
+        p.type[i] = type[i];
+    viz_vertex v[6];
+    float range[2];
+    viz_fill_vertices_bodies(&p, VIZ_FIELD_TYPE, body, 2, v, range);
+    const float want[6] = {0, 1, 2, VIZ_TAG_BODY0, VIZ_TAG_BODY0 + 1, 1};
+    for (int i = 0; i < 6; ++i) {
+        assert_float_equal(v[i].type, want[i], 0);
+        assert_float_equal(v[i].value, (float)type[i], 0); /* the value is still the type */
+    }
+    viz_fill_vertices(&p, VIZ_FIELD_TYPE, v, range); /* no bodies: the types */
+    for (int i = 0; i < 6; ++i)
+        assert_float_equal(v[i].type, (float)type[i], 0);
+    particles_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_camera_2d_fit), cmocka_unit_test(test_camera_3d_front),
         cmocka_unit_test(test_colormap),      cmocka_unit_test(test_fill_vertices),
-        cmocka_unit_test(test_font),
+        cmocka_unit_test(test_font),          cmocka_unit_test(test_body_palette),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

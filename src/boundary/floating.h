@@ -31,7 +31,7 @@ HD static inline void floating_force_body(const pass_ctx *c, int32_t i)
     sph_particle a = sph_load_with(o, &v, i);
     a.fluid = 1; /* takes the fluid's pressure and viscous force as a fluid particle would */
     sph_force_acc acc = {0, 0, 0, 0, 0};
-    real cx = 0, cy = 0, cz = 0, rc2 = fa->contact_r * fa->contact_r;
+    real cc[3] = {0, 0, 0};
     NBR_FOR_CANDIDATES(&c->nb, i, j, {
         real dx = a.x - v.x[j], dy = a.y - v.y[j];
         real dz = dim == 3 ? a.z - v.z[j] : R(0.0);
@@ -42,19 +42,15 @@ HD static inline void floating_force_body(const pass_ctx *c, int32_t i)
         if (c->type[j] == PT_FLUID) {
             sph_particle b = sph_load_with(o, &v, j);
             sph_force_pair_with(P, o, &a, &b, dx, dy, dz, r2, &acc, (sph_force_acc *)0);
-        } else if (f[body][j] != bi && r2 < rc2 && r2 > R(0.0)) { /* a wall's or another body's */
-            real r = real_sqrt(r2), nx = dx / r, ny = dy / r, nz = dz / r;
-            real vn = (a.vx - v.vx[j]) * nx + (a.vy - v.vy[j]) * ny + (dim == 3 ? (a.vz - v.vz[j]) * nz : R(0.0));
-            real s = rigid_body_contact(fa, r, vn);
-            cx += s * nx;
-            cy += s * ny;
-            cz += s * nz;
+        } else if (f[body][j] != bi) { /* a wall's or another body's */
+            rigid_body_contact_add(fa, dim, dx, dy, dz, r2, a.vx - v.vx[j], a.vy - v.vy[j],
+                                   dim == 3 ? a.vz - v.vz[j] : R(0.0), cc);
         }
     });
-    f[fa->acc[0]][i] = acc.ax + cx;
-    f[fa->acc[1]][i] = acc.ay + cy;
+    f[fa->acc[0]][i] = acc.ax + cc[0];
+    f[fa->acc[1]][i] = acc.ay + cc[1];
     if (dim == 3)
-        f[fa->acc[2]][i] = acc.az + cz;
+        f[fa->acc[2]][i] = acc.az + cc[2];
 }
 
 #ifdef __cplusplus
@@ -64,6 +60,17 @@ struct sim;
 /* After each force evaluation: the force pass over the particles, then every body's force and
  * torque (backend.body_sums) into s->floating (boundary/floating.c). */
 int floating_forces(struct sim *s, sl_err *err);
+
+/* Every body's force and torque about its centre from the per-particle accelerations in the fields
+ * s->args.floating.acc (backend.body_sums): into s->floating's force and torque, or added to them
+ * when `add` is set (the MPS schemes sum the reactions of a step's terms, boundary/floating_mps.h). */
+int floating_sums(struct sim *s, int add, sl_err *err);
+
+/* The soft contacts' stiffness and damping (physics/rigid_body.h) for a step of dt (0: none): the
+ * fluid's own stiffness c0^2/dp, critically damped per particle pair, or, when the step is too long
+ * for that spring (the semi-implicit MPS step, set by the flow's speed and not by c0), the spring of
+ * frequency 0.5/dt, which the explicit step still integrates stably. */
+void floating_contact_params(struct sim *s, double dt);
 #ifdef __cplusplus
 }
 #endif

@@ -43,11 +43,11 @@ typedef struct cg_problem {
     int converged;
 } cg_problem;
 
-/* Device addresses of the particle state, for the viewer's CUDA-OpenGL path: the core fields
- * PF_X..PF_P of particles.h (`real` each) and the type array, in the backend's current order, valid
- * until the next step. */
+/* Device addresses of the particle state, for the viewer's CUDA-OpenGL path: every field of
+ * particles.h (`real` each; the core fields PF_X..PF_P and the scheme's, such as the moving bodies'
+ * index) and the type array, in the backend's current order, valid until the next step. */
 typedef struct backend_device_view {
-    const void *field[8];
+    const void *field[PF_MAX]; /* the first s->p.nfields set */
     const unsigned char *type;
     size_t n;
 } backend_device_view;

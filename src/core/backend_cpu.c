@@ -131,6 +131,7 @@ static int cpu_cg_direction(sim *s, const cg_problem *cg, double beta)
 /* Per-body sums in the fixed blocks of SUM_BLOCK particles, blocks added in order. */
 static int cpu_body_sums(sim *s, int body, int nbodies, const int acc[3], double *out)
 {
+    double t0 = s->prof.enabled ? profile_now() : 0; /* "body_sums", as the CUDA backend names it */
     size_t n = s->g.n_inside, width = (size_t)nbodies * 6;
     long nblocks = (long)((n + SUM_BLOCK - 1) / SUM_BLOCK);
     double *part = calloc((size_t)(nblocks > 0 ? nblocks : 1) * width, sizeof *part);
@@ -160,6 +161,8 @@ static int cpu_body_sums(sim *s, int body, int nbodies, const int acc[3], double
         out[j] = sum;
     }
     free(part);
+    if (s->prof.enabled)
+        profile_add(&s->prof, "body_sums", "openmp", profile_now() - t0);
     return SL_OK;
 }
 

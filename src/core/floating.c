@@ -122,7 +122,10 @@ int floating_create(sim *s, sl_err *err)
     fl->force = calloc((size_t)n, sizeof *fl->force);
     fl->torque = calloc((size_t)n, sizeof *fl->torque);
     fl->sums = calloc((size_t)n * 6, sizeof *fl->sums);
-    if (!fl->props || !fl->state || !fl->state0 || !fl->force || !fl->torque || !fl->sums)
+    fl->force_pre = calloc((size_t)n, sizeof *fl->force_pre);
+    fl->torque_pre = calloc((size_t)n, sizeof *fl->torque_pre);
+    if (!fl->props || !fl->state || !fl->state0 || !fl->force || !fl->torque || !fl->sums || !fl->force_pre ||
+        !fl->torque_pre)
         return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the floating bodies");
     for (int k = 0; k < sc->ngeom; ++k) {
         const scene_floating *f = &sc->geom[k].floating;
@@ -165,6 +168,30 @@ void floating_correct(sim *s, double dt)
                            s->sc->gravity, dt);
 }
 
+void floating_euler_predict(sim *s, double dt)
+{
+    floating *fl = s->floating;
+    for (int b = 0; fl && b < fl->n; ++b) {
+        fl->state0[b] = fl->state[b];
+        memcpy(fl->force_pre[b], fl->force[b], sizeof fl->force[b]);
+        memcpy(fl->torque_pre[b], fl->torque[b], sizeof fl->torque[b]);
+        rigid_body_euler_predict(&fl->props[b], &fl->state0[b], &fl->state[b], fl->force[b], fl->torque[b],
+                                 s->sc->gravity, dt);
+    }
+}
+
+void floating_euler_correct(sim *s, double dt)
+{
+    floating *fl = s->floating;
+    for (int b = 0; fl && b < fl->n; ++b) {
+        rigid_body_euler_correct(&fl->props[b], &fl->state0[b], &fl->state[b], fl->force[b], fl->torque[b], dt);
+        for (int a = 0; a < 3; ++a) {
+            fl->force[b][a] += fl->force_pre[b][a];
+            fl->torque[b][a] += fl->torque_pre[b][a];
+        }
+    }
+}
+
 void floating_xform(const sim *s, int b, rigid_xform *T)
 {
     rigid_body_xform(&s->floating->props[b], &s->floating->state[b], s->sc->dim, T);
@@ -181,6 +208,8 @@ void floating_free(sim *s)
     free(fl->force);
     free(fl->torque);
     free(fl->sums);
+    free(fl->force_pre);
+    free(fl->torque_pre);
     free(fl);
     s->floating = NULL;
 }

@@ -16,7 +16,10 @@ typedef struct floating {
     rigid_body_state *state;  /* now (after floating_predict: at t + dt/2) */
     rigid_body_state *state0; /* at the start of the step */
     double (*force)[3];       /* the fluid's and the contacts' force at the last floating_forces */
-    double (*torque)[3];      /* about the centre of mass, likewise */
+    double (*torque)[3];      /* about the centre of mass, likewise (the MPS schemes: the step's sum
+                               * of their terms' reactions, after floating_euler_correct) */
+    double (*force_pre)[3];   /* the MPS schemes: the part the predictor took (the viscous term) */
+    double (*torque_pre)[3];
     double *sums;             /* 6 per body: the backend's body_sums */
 } floating;
 
@@ -33,6 +36,14 @@ int floating_mass_properties(const struct sim *s, int item, rigid_body_props *ou
 /* The symplectic predictor (to t + dt/2) and corrector (to t + dt) of every body. */
 void floating_predict(struct sim *s, double dt);
 void floating_correct(struct sim *s, double dt);
+
+/* The MPS schemes' semi-implicit Euler step of every body (physics/rigid_body.h), in the halves of
+ * their fluid's: the predictor from the state at t^n with the force and torque now in s->floating
+ * (the viscous term's reaction), which it keeps in force_pre; the corrector with those now there
+ * (the collisions', the pressure's and the contacts'), after which force and torque hold the step's
+ * whole fluid and contact force (bodies.csv). */
+void floating_euler_predict(struct sim *s, double dt);
+void floating_euler_correct(struct sim *s, double dt);
 
 /* Body b's placement (b < n). */
 void floating_xform(const struct sim *s, int b, rigid_xform *T);

@@ -55,8 +55,8 @@ static int cuda_device_view(sim *s, backend_device_view *out)
     const cuda_sim *st = state_of(s);
     if (!st)
         return 0;
-    for (int k = 0; k < 8; ++k)
-        out->field[k] = st->f[PF_X + k];
+    for (int k = 0; k < s->p.nfields; ++k) /* the scheme's fields too: the viewer reads the bodies' */
+        out->field[k] = st->f[k];
     out->type = st->type;
     out->n = s->p.n;
     return 1;

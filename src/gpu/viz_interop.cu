@@ -2,6 +2,7 @@
  * buffer is registered with CUDA once, mapped per frame, written, unmapped (no copy through the
  * host). The value range for the colour map is reduced in the same kernel. */
 #include "viz_interop.h"
+#include "viz/palette.h"
 
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
@@ -56,7 +57,8 @@ __global__ static void fill_kernel(vertex *out, gpu_viz_source src, unsigned int
         } else {
             v = (float)src.val[i];
         }
-        vertex o = {(float)src.x[i], (float)src.y[i], src.z ? (float)src.z[i] : 0.0f, v, (float)t};
+        vertex o = {(float)src.x[i], (float)src.y[i], src.z ? (float)src.z[i] : 0.0f, v,
+                    viz_vertex_tag(t, src.body ? src.body[i] : R(-1.0), src.nfloat)};
         out[i] = o;
         if (v == v) { /* NaN stays out of the range */
             unsigned int k = float_key(v);

@@ -26,6 +26,8 @@ typedef struct gpu_viz_source {
     const unsigned char *type;
     size_t n;
     enum gpu_viz_mode mode;
+    const real *body;                /* each particle's motion body (core/motion.h), or NULL: none */
+    int nfloat;                      /* bodies [0, nfloat) float: their tag (src/viz/palette.h) */
 } gpu_viz_source;
 
 typedef struct gpu_viz_buffer gpu_viz_buffer;
@@ -34,8 +36,8 @@ typedef struct gpu_viz_buffer gpu_viz_buffer;
  * CUDA, write-discard. Once per buffer: again only after its storage was reallocated. */
 int gpu_viz_register(unsigned int gl_buffer, gpu_viz_buffer **out, sl_err *err);
 
-/* Maps the buffer, writes src->n vertices (x, y, z, value, type: 5 floats each, the viewer's
- * viz_vertex) with a kernel, unmaps it. range gets the smallest and largest value over fluid
+/* Maps the buffer, writes src->n vertices (x, y, z, value, tag: 5 floats each, the viewer's
+ * viz_vertex; the tag is viz_vertex_tag of src/viz/palette.h) with a kernel, unmaps it. range gets the smallest and largest value over fluid
  * particles (type 0; over all particles when there is no fluid). */
 int gpu_viz_fill(gpu_viz_buffer *b, const gpu_viz_source *src, float range[2], sl_err *err);
 

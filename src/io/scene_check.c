@@ -135,7 +135,8 @@ static const char *box_text(const double *lo, const double *hi, int dim, char *b
     return buf;
 }
 
-/* Floating bodies: the scheme and wall model that carry them, no prescribed motion besides, inside
+/* Floating bodies: the scheme and wall model that carry them (WCSPH: symplectic with dbc walls; MPS
+ * and explicit MPS: the MPS operators), no prescribed motion besides, inside
  * the domain (a tank's inner box when the domain is not given: the grid is cut round the particles),
  * apart from one another at the start. */
 static int check_floating(sk_ctx *c)
@@ -148,10 +149,17 @@ static int check_floating(sk_ctx *c)
         if (!a->floating.enabled)
             continue;
         snprintf(key, sizeof key, "geometry[%d].floating", i);
-        if (strcmp(sc->method, "wcsph") != 0)
+        int wcsph = strcmp(sc->method, "wcsph") == 0;
+        int mps = strcmp(sc->method, "mps") == 0 || strcmp(sc->method, "emps") == 0;
+        if (!wcsph && !mps)
             return sk_fail(c, a->floating.line, key, "not yet with simulation.method = \"%s\" (accepted: "
-                           "floating bodies with method \"wcsph\")", sc->method);
-        if (sc->integrator != INTEGRATOR_SYMPLECTIC || sc->boundary != WALL_MODEL_DBC)
+                           "floating bodies with method \"wcsph\", \"mps\" or \"emps\")", sc->method);
+        /* the reaction pass (boundary/floating_mps.h) sums the MPS models' pair terms; an LSMPS pair
+         * term holds the inverse of the fluid particle's moment matrix, which no field keeps */
+        if (mps && sc->mps.operators == MPS_OPERATORS_LSMPS)
+            return sk_fail(c, a->floating.line, key, "not yet with mps.operators = \"lsmps\" (accepted: "
+                           "floating bodies with mps.operators = \"mps\")");
+        if (wcsph && (sc->integrator != INTEGRATOR_SYMPLECTIC || sc->boundary != WALL_MODEL_DBC))
             return sk_fail(c, a->floating.line, key, "not yet with the %s integrator and %s walls (accepted: "
                            "floating bodies with numerics.integrator = \"symplectic\" and numerics.boundary = "
                            "\"dbc\")", sc->integrator == INTEGRATOR_SYMPLECTIC ? "symplectic" : "verlet",

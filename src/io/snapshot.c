@@ -6,11 +6,15 @@
 #include "snapshot.h"
 
 #include "p2m_grid.h"
+#include "core/floating.h"
+#include "core/motion.h"
+#include "core/sim.h"
 
 #include <hdf5.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,17 +334,59 @@ out:
     return rc;
 }
 
+/* /bodies: a row per floating body, each quantity a dataset (n, 3), (n, 4) or (n). */
+static int write_bodies(hid_t file, int n, const snapshot_body *b)
+{
+    size_t rows = (size_t)n;
+    double *buf = malloc(rows * 4 * sizeof *buf);
+    int32_t *items = malloc(rows * sizeof *items);
+    hid_t grp = buf && items ? H5Gcreate2(file, "bodies", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : H5I_INVALID_HID;
+    int rc = grp < 0 ? -1 : 0;
+    static const struct {
+        const char *name;
+        size_t offset;
+        int ncol;
+    } cols[] = {
+        {"position", offsetof(snapshot_body, position), 3},
+        {"orientation", offsetof(snapshot_body, orientation), 4},
+        {"velocity", offsetof(snapshot_body, velocity), 3},
+        {"angular_velocity", offsetof(snapshot_body, angular_velocity), 3},
+        {"force", offsetof(snapshot_body, force), 3},
+        {"torque", offsetof(snapshot_body, torque), 3},
+        {"mass", offsetof(snapshot_body, mass), 1},
+    };
+    for (size_t c = 0; rc == 0 && c < sizeof cols / sizeof cols[0]; ++c) {
+        for (size_t k = 0; k < rows; ++k)
+            memcpy(buf + k * (size_t)cols[c].ncol, (const char *)&b[k] + cols[c].offset,
+                   (size_t)cols[c].ncol * sizeof *buf);
+        hsize_t dims[2] = {rows, (hsize_t)cols[c].ncol};
+        rc = write_dataset(grp, cols[c].name, H5T_NATIVE_DOUBLE, cols[c].ncol > 1 ? 2 : 1, dims, buf);
+    }
+    if (rc == 0) {
+        for (size_t k = 0; k < rows; ++k)
+            items[k] = b[k].item;
+        hsize_t dims[1] = {rows};
+        rc = write_dataset(grp, "item", H5T_NATIVE_INT32, 1, dims, items);
+    }
+    if (grp >= 0 && H5Gclose(grp) < 0)
+        rc = -1;
+    free(buf);
+    free(items);
+    return rc;
+}
+
 /* Bytes the file will take, to size the in-memory image in one go (it grows when short). */
 static size_t estimate_size(const particles *p, const snapshot_info *info)
 {
-    size_t per = 3 * sizeof(real) + sizeof(int32_t);
+    size_t per = 3 * sizeof(real) + 2 * sizeof(int32_t); /* position, id, body */
     if (info->fields & OUT_VELOCITY)
         per += 3 * sizeof(real);
     per += (info->fields & OUT_PRESSURE ? sizeof(real) : 0) +
            (info->fields & OUT_DENSITY ? sizeof(real) : 0) + (info->fields & OUT_TYPE ? 1 : 0);
     size_t meta = 64 * 1024 + (info->sc && info->sc->text ? 2 * strlen(info->sc->text) : 0);
     size_t grid = info->grid ? info->grid->nnodes * 5 * sizeof(real) : 0;
-    return p->n * per + meta + grid;
+    size_t bodies = (size_t)info->nbodies * sizeof(snapshot_body) * 2;
+    return p->n * per + meta + grid + bodies;
 }
 
 /* Builds the whole file in memory (HDF5's core driver, no backing store) and returns a copy of
@@ -434,6 +480,19 @@ static int build_image(const char *name, const char *path, const particles *p,
         ibuf[p->id[i]] = p->id[i];
     if (write_dataset(grp, "id", H5T_NATIVE_INT32, 1, d1, ibuf) < 0)
         goto h5err;
+    what = "writing /particles/body";
+    errno = 0;
+    for (size_t i = 0; i < n; ++i)
+        ibuf[p->id[i]] = info->body && info->body[i] >= 0 ? (int32_t)info->body[i] : -1;
+    if (write_dataset(grp, "body", H5T_NATIVE_INT32, 1, d1, ibuf) < 0)
+        goto h5err;
+
+    if (info->nbodies > 0) {
+        what = "writing /bodies";
+        errno = 0;
+        if (write_bodies(file, info->nbodies, info->bodies) < 0)
+            goto h5err;
+    }
 
     if (info->grid) {
         what = "writing /grid";
@@ -597,6 +656,8 @@ int io_snapshot_write(const char *path, const particles *p, const snapshot_info 
     if (info->nparams > 0 && (!info->param_names || !info->param_values))
         return sl_fail(err, SL_ERR_RUNTIME, "cannot write '%s': %d parameters without names/values",
                        path, info->nparams);
+    if (info->nbodies < 0 || (info->nbodies > 0 && !info->bodies))
+        return sl_fail(err, SL_ERR_RUNTIME, "cannot write '%s': %d bodies without their rows", path, info->nbodies);
     if (check_ids(p, path, err) < 0)
         return SL_ERR_RUNTIME;
 
@@ -625,6 +686,37 @@ int io_snapshot_write(const char *path, const particles *p, const snapshot_info 
     free(image);
     free(tmp);
     return st;
+}
+
+/* ---- from the simulation -------------------------------------------------------------------- */
+
+int io_snapshot_bodies(const sim *s, snapshot_info *info, snapshot_body **buf, sl_err *err)
+{
+    *buf = NULL;
+    info->body = s->motion && s->args.motion.body >= 0 ? s->p.f[s->args.motion.body] : NULL;
+    info->nbodies = 0;
+    info->bodies = NULL;
+    const floating *fl = s->floating;
+    if (!fl || fl->n == 0)
+        return SL_OK;
+    snapshot_body *b = calloc((size_t)fl->n, sizeof *b);
+    if (!b)
+        return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the snapshot's %d bodies", fl->n);
+    for (int k = 0; k < fl->n; ++k) {
+        const rigid_body_state *st = &fl->state[k];
+        memcpy(b[k].position, st->x, sizeof b[k].position);
+        memcpy(b[k].orientation, st->q, sizeof b[k].orientation);
+        memcpy(b[k].velocity, st->v, sizeof b[k].velocity);
+        memcpy(b[k].angular_velocity, st->w, sizeof b[k].angular_velocity);
+        memcpy(b[k].force, fl->force[k], sizeof b[k].force);
+        memcpy(b[k].torque, fl->torque[k], sizeof b[k].torque);
+        b[k].mass = fl->props[k].mass;
+        b[k].item = s->motion ? s->motion->item[k] : -1;
+    }
+    info->nbodies = fl->n;
+    info->bodies = b;
+    *buf = b;
+    return SL_OK;
 }
 
 /* ---- reading back ---------------------------------------------------------------------------- */

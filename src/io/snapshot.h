@@ -9,6 +9,20 @@
 #include <stddef.h>
 
 struct p2m_grid;
+struct sim;
+
+/* One floating body in /bodies (core/floating.h: its state after the step, its force and torque at
+ * the step's last force evaluation, as bodies.csv has them). */
+typedef struct snapshot_body {
+    double position[3];         /* centre of mass, m (z 0 in 2D) */
+    double orientation[4];      /* unit quaternion w, x, y, z: the body's turn from its initial placement */
+    double velocity[3];         /* of the centre of mass, m/s */
+    double angular_velocity[3]; /* rad/s, world axes */
+    double force[3];            /* N: the fluid's and the contacts' (gravity not included) */
+    double torque[3];           /* N m about the centre of mass */
+    double mass;                /* kg */
+    int item;                   /* the scene's geometry item it came from (geometry[item]) */
+} snapshot_body;
 
 /* What goes into a snapshot besides the particle arrays. */
 typedef struct snapshot_info {
@@ -21,10 +35,19 @@ typedef struct snapshot_info {
     const char *const *param_names;
     const double *param_values;
     const struct p2m_grid *grid; /* gridded fields for /grid, or NULL (src/io/p2m_grid.h) */
+    const real *body;           /* per particle (p's order): the moving body it belongs to (core/motion.h:
+                                 * floating bodies first, numbered as /bodies' rows) as a real, < 0 none;
+                                 * NULL: none belongs to a body. Written as /particles/body, -1 for none */
+    int nbodies;                /* rows of /bodies; 0: no /bodies group */
+    const snapshot_body *bodies;
 } snapshot_info;
 
-/* Writes `path` (an .h5 file): /particles/{position,velocity,pressure,density,type,id} with rows in
- * id order, and the root attributes. The file is written as `path` + ".tmp" and renamed, so `path`
+/* Fills info->body, nbodies and bodies from s (its motion field and floating bodies); *buf gets the
+ * malloc'd rows (NULL without floating bodies), to be freed after the write. */
+int io_snapshot_bodies(const struct sim *s, snapshot_info *info, snapshot_body **buf, sl_err *err);
+
+/* Writes `path` (an .h5 file): /particles/{position,velocity,pressure,density,type,id,body} with rows
+ * in id order, /bodies when info->nbodies > 0, and the root attributes. The file is written as `path` + ".tmp" and renamed, so `path`
  * is either the old file or the complete new one. */
 int io_snapshot_write(const char *path, const particles *p, const snapshot_info *info, sl_err *err);
 

@@ -115,6 +115,7 @@ static void put_grid(FILE *f, const io_series_entry *e, unsigned fields)
     if (fields & OUT_TYPE)
         put_attribute(f, e, "type", "Scalar", 1, "UChar", 1);
     put_attribute(f, e, "id", "Scalar", 1, "Int", 4);
+    put_attribute(f, e, "body", "Scalar", 1, "Int", 4); /* the floating body of each particle, -1: none */
     fputs("      </Grid>\n", f);
 }
 

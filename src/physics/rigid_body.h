@@ -14,7 +14,9 @@
  * stepped like the fluid's symplectic scheme (sph_integrate.h): the predictor moves the state by
  * dt/2 with the rates at t^n, the corrector by dt from t^n with the rates at t^{n+1/2}; q turned by
  * the exact rotation of the mean angular velocity and renormalised. Fixed axes (world) have zero
- * velocity and acceleration along them. */
+ * velocity and acceleration along them. The MPS schemes step it instead by semi-implicit Euler, as
+ * their fluid (rigid_body_euler_predict / _correct below; the force there is the exact reaction of
+ * the MPS terms, boundary/floating_mps.h). */
 #ifndef SLUICE_RIGID_BODY_H
 #define SLUICE_RIGID_BODY_H
 
@@ -30,6 +32,10 @@ typedef struct floating_args {
     real contact_k;    /* contact stiffness, 1/s^2 per unit overlap fraction: c0^2 / dp */
     real contact_c;    /* contact damping, 1/s: 2 c0 / dp (critical for one particle pair) */
     real contact_r;    /* contact distance: dp */
+    int mps_stage;     /* MPS schemes: which of the step's terms the reaction pass sums (enum
+                        * floating_mps_stage, boundary/floating_mps.h) */
+    int mps_phat;      /* semi-implicit MPS: the field where the gradient pass leaves each fluid
+                        * particle's phat_i; -1: none (no floating bodies) */
 } floating_args;
 
 /* The six sums of particle i of body b: m a (3) and x x m a (3), in double. */
@@ -54,6 +60,21 @@ HD static inline real rigid_body_contact(const floating_args *fa, real r, real v
 {
     real s = fa->contact_k * (R(1.0) - r / fa->contact_r) - fa->contact_c * vn;
     return s > R(0.0) ? s : R(0.0);
+}
+
+/* What a particle of a wall or another body adds to body particle i's contact acceleration c[3]:
+ * d = x_i - x_j (r2 = |d|^2), du = u_i - u_j; nothing at or beyond contact_r. */
+HD static inline void rigid_body_contact_add(const floating_args *fa, int dim, real dx, real dy, real dz, real r2,
+                                             real dux, real duy, real duz, real c[3])
+{
+    if (!(r2 < fa->contact_r * fa->contact_r) || !(r2 > R(0.0)))
+        return;
+    real r = real_sqrt(r2), nx = dx / r, ny = dy / r, nz = dz / r;
+    real vn = dux * nx + duy * ny + (dim == 3 ? duz * nz : R(0.0));
+    real s = rigid_body_contact(fa, r, vn);
+    c[0] += s * nx;
+    c[1] += s * ny;
+    c[2] += s * nz;
 }
 
 /* ---- the body (host) ---------------------------------------------------------------------- */
@@ -169,6 +190,50 @@ static inline void rigid_body_correct(const rigid_body_props *b, const rigid_bod
         n.x[a] = s0->x[a] + 0.5 * dt * (s0->v[a] + n.v[a]);
         n.w[a] = s0->w[a] + dt * alpha[a];
         phi[a] = 0.5 * dt * (s0->w[a] + n.w[a]);
+    }
+    rigid_quat_turn(n.q, phi);
+    *s = n;
+}
+
+/* The MPS schemes' semi-implicit Euler step (schemes/mps/mps_common.c), in two halves like the
+ * fluid's: the predictor from s0 (t^n) with the force and torque known before the pressure (the
+ * viscous term at t^n) plus gravity and the gyroscopic term at t^n,
+ *   V* = V + dt a,  W* = W + dt alpha,  X* = X + dt V*,  q* = turn(q, dt W*),
+ * and the corrector with the force and torque of the pressure (and collisions, contacts) at the
+ * predicted state (neither gravity nor the gyroscopic term again),
+ *   V' = V* + dt F/M,  W' = W* + dt I(q*)^-1 T,  X' = X + dt V',  q' = turn(q, dt W'),
+ * so the body moves as x^{n+1} = x^n + dt u^{n+1}, as the fluid's particles do. */
+static inline void rigid_body_euler_predict(const rigid_body_props *b, const rigid_body_state *s0,
+                                            rigid_body_state *s, const double f[3], const double tq[3],
+                                            const double g[3], double dt)
+{
+    double acc[3], alpha[3], phi[3];
+    rigid_body_rates(b, s0, f, tq, g, acc, alpha);
+    *s = *s0;
+    for (int a = 0; a < 3; ++a) {
+        s->v[a] = s0->v[a] + dt * acc[a];
+        s->w[a] = s0->w[a] + dt * alpha[a];
+        s->x[a] = s0->x[a] + dt * s->v[a];
+        phi[a] = dt * s->w[a];
+    }
+    rigid_quat_turn(s->q, phi);
+}
+
+static inline void rigid_body_euler_correct(const rigid_body_props *b, const rigid_body_state *s0,
+                                            rigid_body_state *s, const double f[3], const double tq[3], double dt)
+{
+    static const double none[3] = {0.0, 0.0, 0.0};
+    double acc[3], alpha[3], phi[3];
+    rigid_body_state at = *s;
+    for (int a = 0; a < 3; ++a)
+        at.w[a] = 0.0; /* no gyroscopic term: the predictor took it */
+    rigid_body_rates(b, &at, f, tq, none, acc, alpha);
+    rigid_body_state n = *s0;
+    for (int a = 0; a < 3; ++a) {
+        n.v[a] = s->v[a] + dt * acc[a];
+        n.w[a] = s->w[a] + dt * alpha[a];
+        n.x[a] = s0->x[a] + dt * n.v[a];
+        phi[a] = dt * n.w[a];
     }
     rigid_quat_turn(n.q, phi);
     *s = n;

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static volatile sig_atomic_t stop_signal = 0;
@@ -34,10 +35,14 @@ static int snapshot_write(io_series *series, sim *s, sl_err *err)
                                         "derived.sound_speed", "derived.particle_mass",
                                         "derived.particle_spacing"};
     const double values[] = {s->P.h, s->P.r_max, s->P.c0, s->P.mass, s->P.dp};
-    snapshot_info info = {s->t, s->step, s->sc->dim, s->sc->out_fields, s->sc, 5, names, values, NULL};
+    snapshot_info info = {s->t, s->step, s->sc->dim, s->sc->out_fields, s->sc, 5, names, values, NULL, NULL, 0, NULL};
     if (series->grid) /* gridded fields (scene group `grid`) go into the same file */
         SL_TRY(p2m_grid_update(series->grid, s, err));
-    return io_series_write(series, &s->p, &info, err);
+    snapshot_body *bodies; /* each particle's body, the floating bodies' state */
+    SL_TRY(io_snapshot_bodies(s, &info, &bodies, err));
+    int rc = io_series_write(series, &s->p, &info, err);
+    free(bodies);
+    return rc;
 }
 
 static int checkpoint_write(const char *path, sim *s, const io_series *series, long next_index,

@@ -3,6 +3,7 @@
 #include "colormap.h"
 
 #include "base/scene.h"
+#include "palette.h"
 
 static const float maps[VIZ_NCMAPS][VIZ_CMAP_SAMPLES * 3] = {
     /* viridis */
@@ -18,6 +19,28 @@ static const float maps[VIZ_NCMAPS][VIZ_CMAP_SAMPLES * 3] = {
      0.562738f, 0.051545f, 0.641509f, 0.692840f, 0.165141f, 0.564522f, 0.798216f, 0.280197f, 0.469538f,
      0.881443f, 0.392529f, 0.383229f, 0.949217f, 0.517763f, 0.295662f, 0.940015f, 0.975158f, 0.131326f},
 };
+
+const float viz_wall_color[3] = {0.55f, 0.56f, 0.60f};
+
+/* tab10 (Vega's category10): 1f77b4 ff7f0e 2ca02c d62728 9467bd 8c564b e377c2 [7f7f7f] bcbd22 17becf,
+ * the grey, too near the walls' 0.55, replaced by 222222 */
+static const float body_palette[VIZ_BODY_COLORS * 3] = {
+    0.122f, 0.467f, 0.706f, 1.000f, 0.498f, 0.055f, 0.173f, 0.627f, 0.173f, 0.839f, 0.153f, 0.157f,
+    0.580f, 0.404f, 0.741f, 0.549f, 0.337f, 0.294f, 0.890f, 0.467f, 0.761f, 0.133f, 0.133f, 0.133f,
+    0.737f, 0.741f, 0.133f, 0.090f, 0.745f, 0.812f,
+};
+
+void viz_body_color(int b, float rgb[3])
+{
+    int k = (b % VIZ_BODY_COLORS + VIZ_BODY_COLORS) % VIZ_BODY_COLORS;
+    for (int c = 0; c < 3; ++c)
+        rgb[c] = body_palette[3 * k + c];
+}
+
+const float *viz_body_palette(void)
+{
+    return body_palette;
+}
 
 const float *viz_colormap_samples(int k)
 {

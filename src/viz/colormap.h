@@ -1,4 +1,5 @@
-/* colormap.h: perceptual colour maps (matplotlib's viridis, magma, plasma) as 9 samples each. */
+/* colormap.h: perceptual colour maps (matplotlib's viridis, magma, plasma) as 9 samples each; the
+ * walls' colour and the floating bodies' categorical palette. */
 #ifndef SLUICE_VIZ_COLORMAP_H
 #define SLUICE_VIZ_COLORMAP_H
 
@@ -15,6 +16,16 @@ const char *viz_field_label(int field);
 const char *viz_field_units(int field);
 
 
+
+/* The walls' colour (when they do not take the colour map). */
+extern const float viz_wall_color[3];
+
+/* Floating body b's colour (b >= 0): matplotlib's tab10, its grey darkened so that no body looks
+ * like a wall, cycled every VIZ_BODY_COLORS bodies (src/viz/palette.h). */
+void viz_body_color(int b, float rgb[3]);
+
+/* The VIZ_BODY_COLORS colours, rgb, for the shader's uniform. */
+const float *viz_body_palette(void);
 
 /* GLSL: `uniform vec3 cmap[9]; vec3 colormap(float t)`, set with viz_colormap_uniform(). */
 #define VIZ_COLORMAP_GLSL                                                                              \

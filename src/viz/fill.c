@@ -3,6 +3,8 @@
 #include "fill.h"
 
 #include "base/scene.h"
+#include "core/floating.h"
+#include "palette.h"
 #ifdef SLUICE_HAVE_CUDA
 #include "gpu/viz_interop.h"
 #endif
@@ -13,6 +15,12 @@
 #include <string.h>
 
 void viz_fill_vertices(const particles *p, int field, viz_vertex *out, float range[2])
+{
+    viz_fill_vertices_bodies(p, field, NULL, 0, out, range);
+}
+
+void viz_fill_vertices_bodies(const particles *p, int field, const real *body, int nfloat, viz_vertex *out,
+                              float range[2])
 {
     float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY}; /* fluid, all */
     const real *x = p->f[PF_X], *y = p->f[PF_Y], *z = p->f[PF_Z];
@@ -27,7 +35,8 @@ void viz_fill_vertices(const particles *p, int field, viz_vertex *out, float ran
             v = sqrtf(a * a + b * b + c * c);
         }
         }
-        out[i] = (viz_vertex){(float)x[i], (float)y[i], (float)z[i], v, (float)p->type[i]};
+        out[i] = (viz_vertex){(float)x[i], (float)y[i], (float)z[i], v,
+                              viz_vertex_tag(p->type[i], body ? body[i] : R(-1.0), nfloat)};
         if (v == v) {
             int k = p->type[i] == PT_FLUID ? 0 : 1;
             for (int j = k; j < 2; ++j) { /* every value counts for "all", fluid ones for "fluid" too */
@@ -64,8 +73,11 @@ static int fill_gpu(viz_filler *f, viz_renderer *r, sim *s, int field, float ran
         f->gpu_vbo = r->vbo;
         f->gpu_capacity = r->capacity;
     }
+    int nfloat = s->floating ? s->floating->n : 0;
     gpu_viz_source src = {.x = dv.field[PF_X], .y = dv.field[PF_Y], .z = s->sc->dim == 3 ? dv.field[PF_Z] : NULL,
-                          .type = dv.type, .n = dv.n};
+                          .type = dv.type, .n = dv.n,
+                          .body = nfloat > 0 && s->args.motion.body >= 0 ? dv.field[s->args.motion.body] : NULL,
+                          .nfloat = nfloat};
     switch (field) {
     case VIZ_FIELD_PRESSURE: src.mode = GPU_VIZ_SCALAR, src.val = dv.field[PF_P]; break;
     case VIZ_FIELD_DENSITY: src.mode = GPU_VIZ_SCALAR, src.val = dv.field[PF_RHO]; break;
@@ -104,7 +116,9 @@ int viz_fill(viz_filler *f, viz_renderer *r, sim *s, int field, float range[2], 
         f->cap = n;
     }
     sim_sync_host(s);
-    viz_fill_vertices(&s->p, field, f->host, range);
+    int nfloat = s->floating ? s->floating->n : 0;
+    const real *body = nfloat > 0 && s->args.motion.body >= 0 ? s->p.f[s->args.motion.body] : NULL;
+    viz_fill_vertices_bodies(&s->p, field, body, nfloat, f->host, range);
     viz_renderer_upload(r, f->host, n);
     return SL_OK;
 }

@@ -19,14 +19,19 @@ typedef struct viz_filler {
 } viz_filler;
 
 /* Writes the particles of s into r's vertex buffer, each with the value of `field` (enum
- * viz_field_kind); range gets the smallest and largest value over the fluid particles. Uses the
+ * viz_field_kind) and its tag (type, or floating body: src/viz/palette.h); range gets the smallest and largest value over the fluid particles. Uses the
  * device arrays when the backend has them (s->be->device_view) and the build has CUDA, otherwise
  * sim_sync_host() and an upload. */
 int viz_fill(viz_filler *f, viz_renderer *r, sim *s, int field, float range[2], sl_err *err);
 
 void viz_filler_free(viz_filler *f);
 
-/* The host path's vertices, n = p->n (also used by the tests). */
+/* The host path's vertices, n = p->n (also used by the tests); no particle belongs to a floating body. */
 void viz_fill_vertices(const particles *p, int field, viz_vertex *out, float range[2]);
+
+/* The same with each particle's motion body (body[i], core/motion.h; NULL: none): a particle of a
+ * floating body b < nfloat is tagged VIZ_TAG_BODY0 + b (src/viz/palette.h) instead of its type. */
+void viz_fill_vertices_bodies(const particles *p, int field, const real *body, int nfloat, viz_vertex *out,
+                              float range[2]);
 
 #endif

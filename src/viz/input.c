@@ -26,6 +26,7 @@ static void on_char(GLFWwindow *w, unsigned int c)
     case '-': case '_': a = VIZ_ACT_SMALLER; break;
     case 's': case 'S': a = VIZ_ACT_SHOT; break;
     case 'h': case 'H': case '?': a = VIZ_ACT_HELP; break;
+    case 'b': case 'B': a = VIZ_ACT_BODIES; break;
     case 'q': case 'Q': a = VIZ_ACT_QUIT; break;
     default: break;
     }

@@ -13,6 +13,7 @@ enum viz_action {
     VIZ_ACT_SMALLER,  /* - */
     VIZ_ACT_SHOT,     /* s */
     VIZ_ACT_HELP,     /* h */
+    VIZ_ACT_BODIES,   /* b */
     VIZ_ACT_QUIT,     /* q, Esc, closing the window */
     VIZ_NACTIONS
 };

@@ -1,12 +1,16 @@
 /* render.c: particles as camera-facing quads (instanced), shaded as spheres in the fragment shader
- * with their true depth; fluid first, then walls (translucent: blended, without depth writes). */
+ * with their true depth; fluid (and floating bodies, each in its palette colour) first, then walls
+ * (translucent: blended, without depth writes). */
 #include "render.h"
 
 #include "base/scene.h"
 #include "colormap.h"
 #include "gl.h"
+#include "palette.h"
 
 #include <string.h>
+
+_Static_assert(VIZ_BODY_COLORS == 10, "the shaders' body_colors[10] and % 10");
 
 static const char vs_src[] =
     "#version 330 core\n"
@@ -15,13 +19,18 @@ static const char vs_src[] =
     "layout(location = 2) in float ptype;\n"
     "uniform mat4 view, proj;\n"
     "uniform float radius, vmin, vinv;\n"
-    "uniform int walls_pass;\n"
+    "uniform int walls_pass, show_bodies;\n"
     "out vec2 uv;\n"
     "out vec3 center;\n"
     "out float t;\n"
+    "flat out int body;\n"
     "void main() {\n"
-    "    bool wall = ptype > 0.5;\n"
+    /* ptype: the particle type, or 3 + b for floating body b (palette.h); shown bodies are drawn
+     * opaque with the fluid, in their own colours; hidden ones are walls like the others */
+    "    bool is_body = show_bodies == 1 && ptype > 2.5;\n"
+    "    bool wall = ptype > 0.5 && !is_body;\n"
     "    if (wall != (walls_pass == 1)) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }\n"
+    "    body = is_body ? int(ptype - 3.0 + 0.5) % 10 : -1;\n"
     "    vec4 c = view * vec4(inst.xyz, 1.0);\n"
     "    center = c.xyz;\n"
     "    uv = corner;\n"
@@ -34,10 +43,12 @@ static const char fs_src[] =
     "in vec2 uv;\n"
     "in vec3 center;\n"
     "in float t;\n"
+    "flat in int body;\n"
     "uniform mat4 proj;\n"
     "uniform float radius, alpha;\n"
     "uniform int use_cmap;\n"
     "uniform vec3 wall_color;\n"
+    "uniform vec3 body_colors[10];\n"
     "out vec4 frag;\n"
     "void main() {\n"
     "    float r2 = dot(uv, uv);\n"
@@ -45,7 +56,7 @@ static const char fs_src[] =
     "    vec3 n = vec3(uv, sqrt(1.0 - r2));\n"
     "    vec4 clip = proj * vec4(center + n * radius, 1.0);\n"
     "    gl_FragDepth = 0.5 * clip.z / clip.w + 0.5;\n"
-    "    vec3 base = use_cmap == 1 ? colormap(t) : wall_color;\n"
+    "    vec3 base = body >= 0 ? body_colors[body] : use_cmap == 1 ? colormap(t) : wall_color;\n"
     "    vec3 l = normalize(vec3(0.4, 0.6, 1.0));\n"
     "    float d = max(dot(n, l), 0.0);\n"
     "    float s = pow(max(reflect(-l, n).z, 0.0), 24.0);\n"
@@ -174,7 +185,9 @@ void viz_renderer_draw(const viz_renderer *r, const viz_target *t, const viz_sty
         glUniform1f(glGetUniformLocation(r->prog, "vmin"), s->vmin);
         glUniform1f(glGetUniformLocation(r->prog, "vinv"), span > 0 ? 1.0f / span : 0.0f);
         glUniform3fv(glGetUniformLocation(r->prog, "cmap"), VIZ_CMAP_SAMPLES, viz_colormap_samples(s->colormap));
-        glUniform3f(glGetUniformLocation(r->prog, "wall_color"), 0.55f, 0.56f, 0.60f);
+        glUniform3fv(glGetUniformLocation(r->prog, "wall_color"), 1, viz_wall_color);
+        glUniform3fv(glGetUniformLocation(r->prog, "body_colors"), VIZ_BODY_COLORS, viz_body_palette());
+        glUniform1i(glGetUniformLocation(r->prog, "show_bodies"), s->show_bodies);
         glBindVertexArray(r->vao);
         draw_pass(r, 0, 1, 1.0f);
         if (s->walls == VIZ_WALLS_OPAQUE) {

@@ -7,11 +7,12 @@
 
 #include <stddef.h>
 
-/* One particle in the vertex buffer: position, the value the colour map shows, and its
- * particle type (enum particle_type, as a float). Written by fill.c on the host or by
+/* One particle in the vertex buffer: position, the value the colour map shows, and its tag:
+ * the particle type (enum particle_type, as a float), or VIZ_TAG_BODY0 + b for a particle of floating
+ * body b (palette.h). Written by fill.c on the host or by
  * src/gpu/viz_interop.cu on the device. */
 typedef struct viz_vertex {
-    float x, y, z, value, type;
+    float x, y, z, value, type; /* type: the tag */
 } viz_vertex;
 
 /* A framebuffer object with a colour and a depth buffer. */
@@ -33,6 +34,7 @@ typedef struct viz_style {
     int colormap;              /* enum viz_colormap_kind */
     int walls;                 /* enum viz_walls_kind */
     int color_walls;           /* walls take the colour map too (colouring by type) */
+    int show_bodies;           /* floating bodies drawn opaque in their own colours (palette.h); 0: as walls */
     float background[3];
 } viz_style;
 

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "viz.h"
 
+#include "core/floating.h"
 #include "geometry/scene_build.h"
 
 #include "camera.h"
@@ -14,6 +15,7 @@
 #include "gl.h"
 #include "input.h"
 #include "overlay.h"
+#include "palette.h"
 #include "png_write.h"
 #include "render.h"
 
@@ -39,6 +41,7 @@ static const char help_text[] =
     "space  pause / resume\n"
     "n      one step (when paused)\n"
     "c      next field\n"
+    "b      floating bodies in their own colours / as walls\n"
     "r      reset the view\n"
     "+ -    particle size\n"
     "s      screenshot (PNG)\n"
@@ -64,6 +67,8 @@ struct viz {
     size_t rgb_cap;
 
     int field;
+    int nbodies;               /* floating bodies (coloured apart, src/viz/palette.h) */
+    int show_bodies;
     float size_scale;
     int paused, step_once, help, quit, finished;
     long filled_step;          /* the vertex buffer holds this step ... */
@@ -129,6 +134,8 @@ int viz_open(viz **out, const sim *s, const viz_options *o, sl_err *err)
     v->field = o->field >= 0 ? o->field : (int)v->cfg.field;
     v->size_scale = 1;
     v->filled_field = -1;
+    v->nbodies = s->floating ? s->floating->n : 0;
+    v->show_bodies = 1;
     v->frame_every = o->frame_every > 0 ? o->frame_every
                    : v->cfg.frame_every > 0 ? v->cfg.frame_every : s->sc->out_interval;
     v->next_frame = (long)floor(s->t / v->frame_every + 1e-9);
@@ -331,6 +338,27 @@ static void draw_overlay(viz *v, const sim *s, const viz_target *t, float lo, fl
         y += bh + pad;
         viz_overlay_text(ov, px + 0.5f * (pw - w3), y, bottom, ink);
     }
+    if (v->cfg.colorbar && v->show_bodies && v->nbodies > 0) {
+        /* the bodies' key: a swatch and the index (/bodies' row, bodies.csv's body) each,
+         * the first VIZ_BODY_COLORS (the colours repeat after that); top right, above the colour bar */
+        int shown = v->nbodies < VIZ_BODY_COLORS ? v->nbodies : VIZ_BODY_COLORS;
+        char label[48];
+        snprintf(label, sizeof label, v->nbodies > shown ? "bodies (b %% %d)" : "bodies", VIZ_BODY_COLORS);
+        float lw, lh;
+        viz_overlay_text_size(ov, label, &lw, &lh);
+        float cell = lh + pad, pw = fmaxf(lw, 4 * cell) + 2 * pad, ph = lh + 2 * pad + shown * cell;
+        float px = (float)t->w - pw - pad, py = pad;
+        viz_overlay_rect(ov, px, py, pw, ph, panel);
+        viz_overlay_text(ov, px + pad, py + pad, label, ink);
+        for (int b = 0; b < shown; ++b) {
+            float rgba[4] = {0, 0, 0, 1}, y = py + pad + lh + pad + b * cell;
+            viz_body_color(b, rgba);
+            viz_overlay_rect(ov, px + pad, y, lh, lh, rgba);
+            char idx[16];
+            snprintf(idx, sizeof idx, "%d", b);
+            viz_overlay_text(ov, px + 2 * pad + lh, y, idx, ink);
+        }
+    }
     if (live && v->help) {
         viz_overlay_text_size(ov, help_text, &tw, &th);
         float x = 0.5f * ((float)t->w - tw), y = 0.5f * ((float)t->h - th);
@@ -352,6 +380,7 @@ static int draw(viz *v, sim *s, viz_target *t, int live, sl_err *err)
     st.colormap = v->cfg.colormap;
     st.walls = v->cfg.walls;
     st.color_walls = v->field == VIZ_FIELD_TYPE;
+    st.show_bodies = v->show_bodies;
     memcpy(st.background, BACKGROUND, sizeof st.background);
     viz_renderer_draw(&v->r, t, &st);
     draw_overlay(v, s, t, st.vmin, st.vmax, live);
@@ -456,6 +485,8 @@ static int handle_input(viz *v, sim *s, int *changed, sl_err *err)
     v->size_scale *= powf(1.15f, (float)(in->count[VIZ_ACT_BIGGER] - in->count[VIZ_ACT_SMALLER]));
     if (in->count[VIZ_ACT_HELP] % 2)
         v->help = !v->help;
+    if (in->count[VIZ_ACT_BODIES] % 2)
+        v->show_bodies = !v->show_bodies;
     if (v->dim == 2) {
         in->pan[0] += in->orbit[0];
         in->pan[1] += in->orbit[1];

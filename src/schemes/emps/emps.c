@@ -23,8 +23,7 @@ static int emps_step(sim *s, double dt, sl_err *err)
         return rc;
     if (s->bnd->after_density)
         s->bnd->after_density(s); /* the wall layer's pressure from the fluid (mps_extrapolated) */
-    mps_step_correct(s);
-    return SL_OK;
+    return mps_step_correct(s, err);
 }
 
 static void emps_summary(const sim *s, char *buf, unsigned long len)

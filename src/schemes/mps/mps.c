@@ -130,8 +130,7 @@ static int mps_step(sim *s, double dt, sl_err *err)
     if (!d->cg.converged && d->cg.residual == d->cg.residual && (rc = unconverged(s, &d->stats, &d->cg, err)))
         return rc;
     be->run_pass(s, &mps_pressure_pass, n);
-    mps_step_correct(s);
-    return SL_OK;
+    return mps_step_correct(s, err);
 }
 
 static void mps_summary(const sim *s, char *buf, unsigned long len)

@@ -4,7 +4,9 @@
 #include "mps_common.h"
 
 #include "boundary/boundary.h"
+#include "boundary/floating.h"
 #include "boundary/moving.h"
+#include "core/floating.h"
 #include "core/motion.h"
 #include "geometry/scene_build.h"
 #include "physics/mps_lattice.h"
@@ -94,6 +96,14 @@ int mps_setup(sim *s, int is_explicit, sl_err *err)
     int *slot = s->args.slot;
     if (add_fields(&s->p, slot, !is_explicit))
         return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the MPS particle fields");
+    /* floating bodies in semi-implicit MPS: the gradient pass leaves phat_i where their reaction
+     * pass reads it (written and read between two cell rebuilds: transient) */
+    s->args.floating.mps_phat = -1;
+    int floats = 0;
+    for (int k = 0; k < sc->ngeom; ++k)
+        floats |= sc->geom[k].floating.enabled;
+    if (floats && !is_explicit && (s->args.floating.mps_phat = particles_add_field(&s->p, "mps_phat", 1)) < 0)
+        return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the MPS particle fields");
 
     /* The fluid's class and hydrostatic pressure; the wall model sets the boundary particles'. */
     particles *p = &s->p;
@@ -136,6 +146,22 @@ int mps_time_step(sim *s, double *dt, sl_err *err)
     return SL_OK;
 }
 
+/* Floating bodies: the reaction of one term of the step on every body (boundary/floating_mps.h), at
+ * the state the fluid's pass has just seen; added to the bodies' force when `add` is set. */
+static int floating_stage(sim *s, int stage, int add, sl_err *err)
+{
+    if (!s->floating)
+        return SL_OK;
+    s->args.floating.mps_stage = stage;
+    s->be->run_pass(s, &floating_mps_force_pass, s->g.n_inside);
+    return floating_sums(s, add, err);
+}
+
+/* Floating bodies (boundary/floating_mps.h) take the fluid's semi-implicit Euler step beside it: the
+ * viscous term's reaction at t^n gives their predicted state (with gravity), where they are placed
+ * for the collisions, the number density and the pressure; the reactions of the collisions and the
+ * pressure gradient then correct it (mps_step_correct), and they are placed again at t + dt with
+ * the velocity the next step's wall terms see. */
 int mps_step_predict(sim *s, double dt, sl_err *err)
 {
     const backend *be = s->be;
@@ -144,26 +170,43 @@ int mps_step_predict(sim *s, double dt, sl_err *err)
     if (rc)
         return rc;
     be->run_pass(s, &mps_accel_pass, s->g.n_inside);
+    if (s->floating) {
+        floating_contact_params(s, dt);
+        if ((rc = floating_stage(s, FLOAT_MPS_VISCOUS, 0, err)))
+            return rc;
+        floating_euler_predict(s, dt);
+    }
     be->run_pass(s, &mps_predict_pass, s->g.n_inside);
     /* moving walls to t + dt, where the pressure is solved (the correction keeps them there) */
     if ((rc = moving_walls_place(s, s->t + dt, err)) || (rc = be->build_cells(s, err)))
         return rc;
     size_t n = s->g.n_inside;
     be->run_pass(s, &mps_collision_pass, n);
+    if ((rc = floating_stage(s, FLOAT_MPS_COLLISION, 0, err)))
+        return rc;
     be->run_pass(s, &mps_collision_apply_pass, n);
     be->run_pass(s, &mps_density_pass, n);
     return SL_OK;
 }
 
-void mps_step_correct(sim *s)
+int mps_step_correct(sim *s, sl_err *err)
 {
     mps_data *d = mps_data_of(s);
     const backend *be = s->be;
     size_t n = s->g.n_inside;
+    int rc;
     be->run_pass(s, &mps_gradient_pass, n);
+    if ((rc = floating_stage(s, FLOAT_MPS_PRESSURE, 1, err)))
+        return rc;
     be->run_pass(s, &mps_correct_pass, n);
+    if (s->floating) {
+        floating_euler_correct(s, (double)s->args.dt);
+        if ((rc = moving_walls_place(s, s->t + (double)s->args.dt, err)))
+            return rc;
+    }
     d->stats.steps++;
     d->stats.lsmps_fallbacks += (long)be->reduce(s, REDUCE_SUM, s->args.slot[MS_FALLBACK], 0, n);
+    return SL_OK;
 }
 
 int mps_get_stats(const sim *s, mps_stats *st)

@@ -37,7 +37,8 @@ int mps_step_predict(sim *s, double dt, sl_err *err);
  * classes: diagonal, right-hand side, warm start, and with multigrid its rows and hierarchy. */
 int mps_poisson_system(sim *s, size_t n, sl_err *err);
 
-/* The step after the pressure: its gradient, the correction, the step's statistics. */
-void mps_step_correct(sim *s);
+/* The step after the pressure: its gradient, the correction (floating bodies' too), the step's
+ * statistics. */
+int mps_step_correct(sim *s, sl_err *err);
 
 #endif

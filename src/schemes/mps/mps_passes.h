@@ -7,6 +7,7 @@
 
 #include "core/pass_mps.h"
 #include "base/scene.h"
+#include "boundary/floating_mps.h"
 #include "physics/lsmps.h"
 #include "physics/mps_collision.h"
 #include "physics/mps_operators.h"
@@ -32,8 +33,10 @@ enum mps_slot {
 
 /* The passes of both MPS schemes, declared once (core/pass.h: X(NAME, ID, LABEL, FLAGS, FORM)); the
  * CPU loops, the pass objects NAME_pass and the GPU dispatch are generated from this list. Every
- * neighbour pass has a pair form (FORM PAIRS: NAME_pass_load/begin/add/next/finish below). The
- * mps_op_* passes are single operators on the scheme's fields, for `sluice bench --case operators`. */
+ * neighbour pass of the fluid has a pair form (FORM PAIRS: NAME_pass_load/begin/add/next/finish
+ * below). The mps_op_* passes are single operators on the scheme's fields, for `sluice bench --case
+ * operators`. floating_mps_force (boundary/floating_mps.h) gathers, for the floating bodies'
+ * particles only, the reaction of a term of the step (FORM BODY). */
 #define MPS_PASSES(X)                                                                               \
     X(mps_accel, PASS_MPS_ACCEL, "mps.accel", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS)             \
     X(mps_predict, PASS_MPS_PREDICT, "mps.predict", 0, BODY)                                        \
@@ -47,7 +50,8 @@ enum mps_slot {
     X(mps_collision_apply, PASS_MPS_COLLISION_APPLY, "mps.collision_apply", 0, BODY)                \
     X(mps_op_gradient, PASS_MPS_OP_GRADIENT, "mps.op.gradient", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
     X(mps_op_laplacian, PASS_MPS_OP_LAPLACIAN, "mps.op.laplacian", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
-    X(mps_op_lsmps_gradient, PASS_MPS_OP_LSMPS_GRADIENT, "mps.op.lsmps_gradient", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS)
+    X(mps_op_lsmps_gradient, PASS_MPS_OP_LSMPS_GRADIENT, "mps.op.lsmps_gradient", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
+    X(floating_mps_force, PASS_FLOATING_MPS_FORCE, "floating.mps_force", PASS_NEIGHBOURS | PASS_REPEATABLE, BODY)
 
 MPS_PASS_CUBES(MPS_PASSES)
 
@@ -529,6 +533,8 @@ HD static inline void mps_gradient_pass_finish(const pass_ctx *c, const mps_part
     PASS_FIELD(c, MS_GX)[i] = g[0];
     PASS_FIELD(c, MS_GY)[i] = g[1];
     PASS_FIELD(c, MS_GZ)[i] = g[2];
+    if (s->kind == MGP_MPS && c->a.floating.mps_phat >= 0) /* the floating bodies' reaction reads it */
+        c->f[c->a.floating.mps_phat][i] = s->mps.m;
     real *fallback = PASS_FIELD(c, MS_FALLBACK);
     real accel_part = fallback[i] >= (real)c->P.dim ? (real)c->P.dim : R(0.0);
     fallback[i] = accel_part + (real)fell_back;
