@@ -1,0 +1,234 @@
+/* mpi_exchange.c: particles sent between ranks (migration, ghosts) and gathered on the root. A
+ * particle travels as one record of its persistent fields, id, type and tag; the rates (transient
+ * fields) are not sent, every force pass writes them again after the cells are rebuilt. */
+#include "mpi_domain.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int domain_column(const struct domain *d, real x)
+{
+    double f = ((double)x - d->origin) / d->width;
+    if (!(f == f))
+        return -1;
+    if (f < 0)
+        return 0;
+    if (f >= d->ncols)
+        return d->ncols - 1;
+    return (int)f;
+}
+
+int domain_owner(const struct domain *d, int col)
+{
+    int lo = 0, hi = d->size - 1; /* the last r with first[r] <= col */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (d->first[mid] <= col)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+int domain_reserve(struct domain *d, size_t n, sl_err *err)
+{
+    if (n <= d->cap)
+        return SL_OK;
+    size_t cap = n + n / 4 + 64;
+    int32_t *idx = realloc(d->idx, cap * sizeof *idx);
+    if (idx)
+        d->idx = idx;
+    int *dest = realloc(d->dest, cap * sizeof *dest);
+    if (dest)
+        d->dest = dest;
+    if (!idx || !dest)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles", n);
+    d->cap = cap;
+    return SL_OK;
+}
+
+void domain_particles_resized(sim *s)
+{
+    /* The sort swaps field arrays with its scratch array (nbr_grid_build), which must therefore be
+     * as long as the fields: a capacity of 0 makes the next build allocate it for the new count. */
+    s->g.cap = 0;
+}
+
+size_t domain_compact(particles *p, const uint8_t *keep, int32_t *cell)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < p->n; ++i) {
+        if (!keep[i])
+            continue;
+        if (j != i) {
+            for (int k = 0; k < p->nfields; ++k)
+                p->f[k][j] = p->f[k][i];
+            p->id[j] = p->id[i];
+            p->type[j] = p->type[i];
+            p->tag[j] = p->tag[i];
+            if (cell)
+                cell[j] = cell[i];
+        }
+        ++j;
+    }
+    p->n = j;
+    return j;
+}
+
+static int grow(unsigned char **buf, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return 0;
+    size_t c = n + n / 4 + 4096;
+    unsigned char *b = realloc(*buf, c);
+    if (!b)
+        return -1;
+    *buf = b;
+    *cap = c;
+    return 0;
+}
+
+static size_t record_bytes(const particles *p)
+{
+    size_t b = sizeof(int32_t) + 2;
+    for (int k = 0; k < p->nfields; ++k)
+        if (!p->transient[k])
+            b += sizeof(real);
+    return b;
+}
+
+static void pack(const particles *p, size_t i, int as_ghost, unsigned char *r)
+{
+    for (int k = 0; k < p->nfields; ++k)
+        if (!p->transient[k]) {
+            memcpy(r, &p->f[k][i], sizeof(real));
+            r += sizeof(real);
+        }
+    int32_t id = as_ghost ? -1 - p->id[i] : p->id[i];
+    memcpy(r, &id, sizeof id);
+    r[sizeof id] = p->type[i];
+    r[sizeof id + 1] = p->tag[i];
+}
+
+static void unpack(particles *p, size_t i, const unsigned char *r)
+{
+    for (int k = 0; k < p->nfields; ++k) {
+        if (p->transient[k]) {
+            p->f[k][i] = 0;
+            continue;
+        }
+        memcpy(&p->f[k][i], r, sizeof(real));
+        r += sizeof(real);
+    }
+    memcpy(&p->id[i], r, sizeof p->id[i]);
+    p->type[i] = r[sizeof p->id[i]];
+    p->tag[i] = r[sizeof p->id[i] + 1];
+}
+
+int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_err *err)
+{
+    particles *p = &s->p;
+    int R = d->size;
+    int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
+    size_t rb = record_bytes(p);
+    memset(scount, 0, (size_t)R * sizeof *scount);
+    for (size_t k = 0; k < m; ++k)
+        scount[d->dest[k]]++;
+    MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, d->comm);
+    size_t nsend = 0, nrecv = 0;
+    for (int r = 0; r < R; ++r) {
+        soff[r] = (int)nsend;
+        roff[r] = (int)nrecv;
+        nsend += (size_t)scount[r];
+        nrecv += (size_t)rcount[r];
+    }
+    if (grow(&d->sendbuf, &d->sendcap, nsend * rb) || grow(&d->recvbuf, &d->recvcap, nrecv * rb))
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to exchange",
+                       nsend + nrecv);
+    if ((nsend + nrecv) * rb > (size_t)INT32_MAX)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles to exchange at once exceed MPI's "
+                       "int counts; run on more ranks", nsend + nrecv);
+    /* records in destination order; the offsets advance as they fill and are set back after */
+    for (size_t k = 0; k < m; ++k)
+        pack(p, (size_t)d->idx[k], as_ghost, d->sendbuf + (size_t)soff[d->dest[k]]++ * rb);
+    for (int r = 0; r < R; ++r) {
+        soff[r] -= scount[r];
+        /* counts in bytes for the exchange */
+        scount[r] *= (int)rb;
+        soff[r] *= (int)rb;
+        rcount[r] *= (int)rb;
+        roff[r] *= (int)rb;
+    }
+    MPI_Alltoallv(d->sendbuf, scount, soff, MPI_BYTE, d->recvbuf, rcount, roff, MPI_BYTE, d->comm);
+    if (!as_ghost && m > 0) { /* the movers leave: keep the rest in order */
+        uint8_t *keep = malloc(p->n ? p->n : 1);
+        if (!keep)
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
+        memset(keep, 1, p->n);
+        for (size_t k = 0; k < m; ++k)
+            keep[d->idx[k]] = 0;
+        domain_compact(p, keep, NULL);
+        free(keep);
+    }
+    size_t n0 = p->n;
+    SL_TRY(particles_resize(p, n0 + nrecv, err));
+    for (size_t k = 0; k < nrecv; ++k)
+        unpack(p, n0 + k, d->recvbuf + k * rb);
+    domain_particles_resized(s);
+    return SL_OK;
+}
+
+/* ---- the whole state on the root ---------------------------------------------------------------- */
+
+int domain_gather(sim *s, sl_err *err)
+{
+    struct domain *d = s->domain;
+    if (!d)
+        return SL_OK;
+    particles *p = &s->p;
+    int n = (int)p->n, R = d->size;
+    int *count = d->counts, *off = d->counts + R;
+    MPI_Gather(&n, 1, MPI_INT, count, 1, MPI_INT, 0, d->comm);
+    particles all;
+    memset(&all, 0, sizeof all);
+    if (d->rank == 0) {
+        size_t total = 0;
+        for (int r = 0; r < R; ++r) {
+            off[r] = (int)total;
+            total += (size_t)count[r];
+        }
+        /* the same fields in the same slots, so the writers see the state as on one rank */
+        int rc = particles_alloc(&all, total, err);
+        for (int k = PF_CORE; k < p->nfields && rc == SL_OK; ++k)
+            if (particles_add_field(&all, p->fname[k], p->transient[k]) != k)
+                rc = sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory gathering %zu particles", total);
+        if (rc) {
+            particles_free(&all);
+            return rc; /* the caller aborts every rank */
+        }
+    }
+    for (int k = 0; k < p->nfields; ++k)
+        MPI_Gatherv(p->f[k], n, DOMAIN_MPI_REAL, all.f[k], count, off, DOMAIN_MPI_REAL, 0, d->comm);
+    MPI_Gatherv(p->id, n, MPI_INT32_T, all.id, count, off, MPI_INT32_T, 0, d->comm);
+    MPI_Gatherv(p->type, n, MPI_UINT8_T, all.type, count, off, MPI_UINT8_T, 0, d->comm);
+    MPI_Gatherv(p->tag, n, MPI_UINT8_T, all.tag, count, off, MPI_UINT8_T, 0, d->comm);
+    if (d->rank == 0) {
+        d->own = *p;
+        *p = all;
+        d->gathered = 1;
+    }
+    return SL_OK;
+}
+
+void domain_ungather(sim *s)
+{
+    struct domain *d = s->domain;
+    if (!d || !d->gathered)
+        return;
+    particles_free(&s->p);
+    s->p = d->own;
+    memset(&d->own, 0, sizeof d->own);
+    d->gathered = 0;
+}
