@@ -74,12 +74,17 @@ void domain_ungather(sim *s);
 
 /* ---- the schemes' steps ------------------------------------------------------------------------- */
 
-/* Migration (and balancing when due), then the ghosts of the neighbouring slabs appended to s->p;
- * the cells must be built after it. */
-int domain_exchange_halo(sim *s, sl_err *err);
+/* The neighbour grid with the halo: migration (and balancing when due), the ghosts of the
+ * neighbouring slabs appended to s->p, then the backend's build_cells. On one rank: build_cells. */
+int domain_build_cells(sim *s, sl_err *err);
+
+/* The ghosts' fields sent again by their owners, in place (no sort): before a neighbour pass that
+ * reads what an earlier pass of the same step changed (explicit MPS: the collision's positions, the
+ * pressure). Valid between domain_build_cells and domain_drop_halo. */
+int domain_refresh_halo(sim *s, sl_err *err);
 
 /* Removes the ghosts after the neighbour passes, keeping the particles' order and the neighbour
- * grid consistent (the rates the passes wrote stay with their particles). */
+ * grid consistent (what the passes wrote stays with this rank's particles). */
 void domain_drop_halo(sim *s);
 
 #endif

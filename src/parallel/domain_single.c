@@ -87,7 +87,12 @@ void domain_ungather(sim *s)
     (void)s;
 }
 
-int domain_exchange_halo(sim *s, sl_err *err)
+int domain_build_cells(sim *s, sl_err *err)
+{
+    return s->be->build_cells(s, err);
+}
+
+int domain_refresh_halo(sim *s, sl_err *err)
 {
     (void)s;
     (void)err;

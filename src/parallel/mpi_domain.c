@@ -183,6 +183,9 @@ void domain_detach(sim *s)
     free(d->dest);
     free(d->sendbuf);
     free(d->recvbuf);
+    free(d->plan_idx);
+    free(d->plan_slot);
+    free(d->plan_dest);
     free(d);
     s->domain = NULL;
 }
@@ -351,16 +354,84 @@ static int send_ghosts(struct domain *d, sim *s, sl_err *err)
     return SL_OK;
 }
 
-int domain_exchange_halo(sim *s, sl_err *err)
+static int grow_plan(struct domain *d, size_t n, sl_err *err)
 {
-    struct domain *d = s->domain;
-    if (!d)
+    if (n <= d->plan_cap)
         return SL_OK;
+    size_t cap = n + n / 4 + 64;
+    int32_t *idx = realloc(d->plan_idx, cap * sizeof *idx);
+    if (idx)
+        d->plan_idx = idx;
+    int32_t *slot = realloc(d->plan_slot, cap * sizeof *slot);
+    if (slot)
+        d->plan_slot = slot;
+    int *dest = realloc(d->plan_dest, cap * sizeof *dest);
+    if (dest)
+        d->plan_dest = dest;
+    if (!idx || !slot || !dest)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo of %zu particles", n);
+    d->plan_cap = cap;
+    return SL_OK;
+}
+
+/* Where the ghosts went in the sort, without asking the sort: a neighbour's band particles were sent
+ * in its index order and appended here in that order; both ranks' stable sorts order them by (cell,
+ * that order), with the same cells (the same grid, the same positions: nothing moved since). So after
+ * the build the k-th ghost from a neighbour, in index order, is the k-th particle of that neighbour's
+ * band in its index order. domain_refresh_halo checks the ids of every record against it. */
+static int plan_halo(struct domain *d, sim *s, sl_err *err)
+{
+    particles *p = &s->p;
+    SL_TRY(grow_plan(d, 2 * p->n, err));
+    const real *x = p->f[PF_X + d->axis];
+    int lo = d->first[d->rank], hi = d->first[d->rank + 1];
+    size_t m = 0, below = 0, above = 0;
+    /* this rank's band particles, to the rank below and then the rank above (the send order) */
+    for (int side = 0; side < 2; ++side)
+        for (size_t i = 0; i < p->n; ++i) {
+            if (p->id[i] < 0)
+                continue;
+            int c = domain_column(d, x[i]);
+            if (c < 0)
+                continue;
+            if (side == 0 ? d->rank > 0 && c < lo + d->band : d->rank < d->size - 1 && c >= hi - d->band) {
+                d->plan_idx[m] = (int32_t)i;
+                d->plan_dest[m++] = d->rank + (side ? 1 : -1);
+            }
+        }
+    d->plan_send = m;
+    /* the ghosts, from the rank below first (records arrive in rank order) */
+    for (size_t i = 0; i < p->n; ++i)
+        if (p->id[i] < 0 && domain_column(d, x[i]) < lo)
+            d->plan_slot[below++] = (int32_t)i;
+    for (size_t i = 0; i < p->n; ++i)
+        if (p->id[i] < 0 && domain_column(d, x[i]) >= hi)
+            d->plan_slot[below + above++] = (int32_t)i;
+    d->plan_recv = below + above;
+    if (d->plan_recv != d->ghosts)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d holds %zu ghosts, %zu outside its slab",
+                       d->rank, d->ghosts, d->plan_recv);
+    d->planned = 1;
+    return SL_OK;
+}
+
+static int exchange_halo(struct domain *d, sim *s, sl_err *err)
+{
     if (d->ghosts)
-        domain_drop_halo(s); /* a pass list that did not drop them: never ghosts of ghosts */
+        domain_drop_halo(s); /* a step that did not drop them: never ghosts of ghosts */
     SL_TRY(balance_if_due(d, s, err));
     SL_TRY(migrate(d, s, err));
     return send_ghosts(d, s, err);
+}
+
+int domain_build_cells(sim *s, sl_err *err)
+{
+    struct domain *d = s->domain;
+    if (!d)
+        return s->be->build_cells(s, err);
+    SL_TRY(exchange_halo(d, s, err));
+    SL_TRY(s->be->build_cells(s, err));
+    return plan_halo(d, s, err);
 }
 
 void domain_drop_halo(sim *s)
@@ -368,6 +439,7 @@ void domain_drop_halo(sim *s)
     struct domain *d = s->domain;
     if (!d || !d->ghosts)
         return;
+    d->planned = 0; /* the owned particles move down: the send lists go stale */
     particles *p = &s->p;
     nbr_grid *g = &s->g;
     size_t n_old = p->n;

@@ -27,6 +27,13 @@ struct domain {
     size_t ghosts;     /* ghosts appended by the last exchange (0 once dropped) */
     particles own;     /* the root's own particles while it holds everyone's (domain_gather) */
     int gathered;
+    /* the halo's plan, from domain_build_cells until the ghosts are dropped: the owned particles
+     * each neighbour holds as ghosts (plan_idx, plan_dest; plan_send of them, in the order sent) and
+     * the slots of this rank's ghosts in the order the neighbours send them (plan_slot, plan_recv) */
+    int planned;
+    int32_t *plan_idx, *plan_slot;
+    int *plan_dest;
+    size_t plan_send, plan_recv, plan_cap;
     /* scratch, grown as needed */
     int32_t *idx;
     int *dest;

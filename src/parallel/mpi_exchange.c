@@ -127,9 +127,11 @@ static void unpack(particles *p, size_t i, const unsigned char *r)
     p->tag[i] = r[sizeof p->id[i] + 1];
 }
 
-int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_err *err)
+/* Sends particle d->idx[k] to rank d->dest[k] (k < m) as records; *nrecv records arrive in
+ * d->recvbuf, those of lower ranks first, each rank's in its order. */
+static int exchange_records(struct domain *d, const particles *p, size_t m, int as_ghost, size_t *nrecv,
+                            sl_err *err)
 {
-    particles *p = &s->p;
     int R = d->size;
     int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
     size_t rb = record_bytes(p);
@@ -137,19 +139,20 @@ int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_e
     for (size_t k = 0; k < m; ++k)
         scount[d->dest[k]]++;
     MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, d->comm);
-    size_t nsend = 0, nrecv = 0;
+    size_t nsend = 0;
+    *nrecv = 0;
     for (int r = 0; r < R; ++r) {
         soff[r] = (int)nsend;
-        roff[r] = (int)nrecv;
+        roff[r] = (int)*nrecv;
         nsend += (size_t)scount[r];
-        nrecv += (size_t)rcount[r];
+        *nrecv += (size_t)rcount[r];
     }
-    if (grow(&d->sendbuf, &d->sendcap, nsend * rb) || grow(&d->recvbuf, &d->recvcap, nrecv * rb))
+    if (grow(&d->sendbuf, &d->sendcap, nsend * rb) || grow(&d->recvbuf, &d->recvcap, *nrecv * rb))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to exchange",
-                       nsend + nrecv);
-    if ((nsend + nrecv) * rb > (size_t)INT32_MAX)
+                       nsend + *nrecv);
+    if ((nsend + *nrecv) * rb > (size_t)INT32_MAX)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles to exchange at once exceed MPI's "
-                       "int counts; run on more ranks", nsend + nrecv);
+                       "int counts; run on more ranks", nsend + *nrecv);
     /* records in destination order; the offsets advance as they fill and are set back after */
     for (size_t k = 0; k < m; ++k)
         pack(p, (size_t)d->idx[k], as_ghost, d->sendbuf + (size_t)soff[d->dest[k]]++ * rb);
@@ -162,6 +165,14 @@ int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_e
         roff[r] *= (int)rb;
     }
     MPI_Alltoallv(d->sendbuf, scount, soff, MPI_BYTE, d->recvbuf, rcount, roff, MPI_BYTE, d->comm);
+    return SL_OK;
+}
+
+int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_err *err)
+{
+    particles *p = &s->p;
+    size_t nrecv;
+    SL_TRY(exchange_records(d, p, m, as_ghost, &nrecv, err));
     if (!as_ghost && m > 0) { /* the movers leave: keep the rest in order */
         uint8_t *keep = malloc(p->n ? p->n : 1);
         if (!keep)
@@ -172,11 +183,40 @@ int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_e
         domain_compact(p, keep, NULL);
         free(keep);
     }
-    size_t n0 = p->n;
+    size_t n0 = p->n, rb = record_bytes(p);
     SL_TRY(particles_resize(p, n0 + nrecv, err));
     for (size_t k = 0; k < nrecv; ++k)
         unpack(p, n0 + k, d->recvbuf + k * rb);
     domain_particles_resized(s);
+    return SL_OK;
+}
+
+int domain_refresh_halo(sim *s, sl_err *err)
+{
+    struct domain *d = s->domain;
+    if (!d)
+        return SL_OK;
+    if (!d->planned) /* (a rank without ghosts may still have some to send: every rank takes part) */
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: the ghosts were refreshed without a plan "
+                       "(domain_build_cells makes one)");
+    particles *p = &s->p;
+    size_t m = d->plan_send, nrecv, rb = record_bytes(p);
+    SL_TRY(domain_reserve(d, m, err));
+    memcpy(d->idx, d->plan_idx, m * sizeof *d->idx);
+    memcpy(d->dest, d->plan_dest, m * sizeof *d->dest);
+    SL_TRY(exchange_records(d, p, m, 1, &nrecv, err));
+    if (nrecv != d->plan_recv)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d expected %zu ghosts and got %zu", d->rank,
+                       d->plan_recv, nrecv);
+    for (size_t k = 0; k < nrecv; ++k) {
+        size_t slot = (size_t)d->plan_slot[k];
+        int32_t id = p->id[slot];
+        unpack(p, slot, d->recvbuf + k * rb);
+        /* the plan's order argument (mpi_domain.c, domain_build_cells), checked on every record */
+        if (p->id[slot] != id)
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d: ghost slot %zu holds particle %ld, the "
+                           "refresh sent particle %ld", d->rank, slot, (long)(-1 - id), (long)(-1 - p->id[slot]));
+    }
     return SL_OK;
 }
 

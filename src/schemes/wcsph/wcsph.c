@@ -85,10 +85,8 @@ static int wcsph_init(sim *s, sl_err *err)
 
 static int rates(sim *s, sl_err *err)
 {
-    /* on several MPI ranks: the neighbouring slabs' particles within reach, as read-only ghosts */
-    int rc = domain_exchange_halo(s, err);
-    if (rc == SL_OK)
-        rc = s->be->build_cells(s, err);
+    /* on several MPI ranks also the neighbouring slabs' particles within reach, as read-only ghosts */
+    int rc = domain_build_cells(s, err);
     if (rc)
         return rc;
     if (s->bnd->after_density) /* mdbc: the walls' density from the fluid, before the forces */
