@@ -2,7 +2,7 @@
 # mpi_test.sh: runs on several MPI ranks against one rank (label mpi): the same particles within a
 # stated tolerance, the same files, restarts across rank counts, errors that stop every rank.
 # usage: mpi_test.sh CASE SLUICE_EXE SNAPSHOT_COMPARE_EXE MPIEXEC
-#   CASE: dam_break_2d | dam_break_3d | restart | errors
+#   CASE: dam_break_2d | dam_break_3d | emps | restart | errors
 #
 # Tolerances. On several ranks every particle sees the same neighbours with the same values; only
 # the order of the sums over neighbours can differ, where a particle that moved to another rank was
@@ -13,6 +13,11 @@
 # 1000, <= 6.3e-5 dp after 2000, <= 4.1e-4 dp after 4000. Bounds: 1e-5 dp after 20 steps and 1e-3 dp
 # after about 2000 (t = 0.08 s; 16x the largest measured); a ghost band half an interaction radius
 # short (a real decomposition bug, tried) gives 5e-4 dp after 20 steps and 0.23 dp after 2000.
+# Explicit MPS grows the differences faster (its pressure follows the number density's every
+# wobble): 0 after 20 steps, <= 9.3e-6 dp after 400 and <= 4.1e-4 dp after 800 (np 2/3). Bounds:
+# 1e-5 dp after 20 steps, 2e-4 dp after 400 (21x). Its scene takes re_laplacian = re_density, so the
+# ghost band is one density radius wide and the ghosts' pressure must come from their owners
+# (domain_refresh_halo): without the refreshes the positions differ by 1e-3 dp after 20 steps.
 set -u
 case_=$1
 exe=$2
@@ -83,6 +88,19 @@ geometry = (
 output = { directory = "out"; interval = 0.01; fields = ["position", "velocity", "pressure", "density", "type", "id"]; };
 CFG
 
+cat >emps.cfg <<'CFG'
+simulation = { method = "emps"; dimension = 2; end_time = 1.0; };
+fluid = { density = 1000.0; viscosity = 1.0e-6; gravity = [0.0, -9.81]; sound_speed_coef = 10.0; };
+numerics = { spacing = 0.004; cfl = 0.2; ndiv = 2; };
+mps = { operators = "mps"; weight = "quadratic"; re_density = 2.1; re_laplacian = 2.1; surface_beta = 0.97;
+        wall_pressure = "extrapolated"; };
+geometry = (
+  { type = "tank"; min = [0.0, 0.0]; max = [0.4, 0.15]; layers = 3; },
+  { type = "fluid"; min = [0.0, 0.0]; max = [0.1, 0.1]; }
+);
+output = { directory = "out"; interval = 0.01; fields = ["position", "velocity", "pressure", "density", "type", "id"]; };
+CFG
+
 case "$case_" in
 dam_break_2d)
     # 20 steps; then to t = 0.08 s, an output time (2021 steps): a run stopped by a step count
@@ -113,6 +131,17 @@ dam_break_3d)
         agree "3D, 2 ranks, $steps steps" one_$steps two_$steps $tol
     done
     ;;
+emps)
+    run1 emps.cfg --out one_20 --steps 20
+    runN 2 emps.cfg --out two_20 --steps 20
+    agree "explicit MPS, 2 ranks, 20 steps" one_20 two_20 1e-5
+    # to an output time (399 steps), as in dam_break_2d
+    run1 emps.cfg --out one --until 0.03
+    runN 2 emps.cfg --out two --until 0.03
+    agree "explicit MPS, 2 ranks, to 0.03 s" one two 2e-4
+    runN 3 emps.cfg --out three --until 0.03
+    agree "explicit MPS, 3 ranks, to 0.03 s" one three 2e-4
+    ;;
 restart)
     # output times, so that the stopped runs' series are the straight one's
     run1 dam_break_2d.cfg --out straight --until 0.08
@@ -129,7 +158,7 @@ errors)
     sed 's/method = "wcsph"/method = "mps"/' dam_break_2d.cfg >mps.cfg
     "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run mps.cfg --out mps --quiet >out 2>err
     rc=$?
-    n=$(grep -c "key 'simulation.method'.*accepted on several ranks: \"wcsph\"" err)
+    n=$(grep -c "key 'simulation.method'.*accepted on several ranks: \"wcsph\", \"emps\"" err)
     if [ $rc -eq 0 ] || [ "$n" != 1 ]; then
         echo "FAIL mps on 2 ranks: exit status $rc, the message $n times:"
         head -3 err

@@ -78,8 +78,8 @@ static int refuse(const sim *s, sl_err *err, const char *key, const char *what)
 {
     return sl_fail(err, SL_ERR_INPUT,
                    "%s: key '%s': %s does not run on several MPI ranks yet (on several ranks: "
-                   "simulation.method \"wcsph\" with numerics.boundary \"dbc\", the CPU backend); "
-                   "run it without mpirun or with -np 1",
+                   "simulation.method \"wcsph\" with numerics.boundary \"dbc\", or \"emps\", on the CPU "
+                   "backend); run it without mpirun or with -np 1",
                    s->sc->path, key, what);
 }
 
@@ -107,12 +107,13 @@ int domain_attach(sim *s, sl_err *err)
     if (size < 2)
         return SL_OK;
     const scene *sc = s->sc;
-    if (strcmp(s->sch->name, "wcsph") != 0)
+    /* semi-implicit MPS would need its Poisson solve across ranks (a distributed Krylov driver) */
+    if (strcmp(s->sch->name, "wcsph") != 0 && strcmp(s->sch->name, "emps") != 0)
         return sl_fail(err, SL_ERR_INPUT,
                        "%s: key 'simulation.method': \"%s\" does not run on several MPI ranks yet "
-                       "(accepted on several ranks: \"wcsph\"); run it without mpirun or with -np 1",
+                       "(accepted on several ranks: \"wcsph\", \"emps\"); run it without mpirun or with -np 1",
                        sc->path, s->sch->name);
-    if (sc->boundary == WALL_MODEL_MDBC)
+    if (strcmp(s->sch->name, "wcsph") == 0 && sc->boundary == WALL_MODEL_MDBC)
         return refuse(s, err, "numerics.boundary", "\"mdbc\" (its wall density is extrapolated from beyond the halo)");
     if (s->floating)
         return refuse(s, err, "geometry.floating", "a floating body (its force is a sum over every rank)");
