@@ -375,45 +375,73 @@ static int grow_plan(struct domain *d, size_t n, sl_err *err)
     return SL_OK;
 }
 
-/* Where the ghosts went in the sort, without asking the sort: a neighbour's band particles were sent
- * in its index order and appended here in that order; both ranks' stable sorts order them by (cell,
- * that order), with the same cells (the same grid, the same positions: nothing moved since). So after
- * the build the k-th ghost from a neighbour, in index order, is the k-th particle of that neighbour's
- * band in its index order. domain_refresh_halo checks the ids of every record against it. */
+/* Ghosts by id, for finding where the sort put each one. */
+typedef struct ghost_slot {
+    int32_t id, slot;
+} ghost_slot;
+
+static int by_id(const void *a, const void *b)
+{
+    int32_t x = ((const ghost_slot *)a)->id, y = ((const ghost_slot *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* Where the sort put the ghosts: each neighbour sends the ids of its band particles in the order it
+ * will send their fields (its index order after the sort); each rank looks them up among its ghosts.
+ * By id rather than by order, so a sort that does not keep the order inside a cell (the CUDA
+ * backend's counting sort) plans as well. domain_refresh_halo checks the id of every record. */
 static int plan_halo(struct domain *d, sim *s, sl_err *err)
 {
     particles *p = &s->p;
     SL_TRY(grow_plan(d, 2 * p->n, err));
     const real *x = p->f[PF_X + d->axis];
     int lo = d->first[d->rank], hi = d->first[d->rank + 1];
-    size_t m = 0, below = 0, above = 0;
-    /* this rank's band particles, to the rank below and then the rank above (the send order) */
-    for (int side = 0; side < 2; ++side)
-        for (size_t i = 0; i < p->n; ++i) {
-            if (p->id[i] < 0)
-                continue;
-            int c = domain_column(d, x[i]);
-            if (c < 0)
-                continue;
-            if (side == 0 ? d->rank > 0 && c < lo + d->band : d->rank < d->size - 1 && c >= hi - d->band) {
-                d->plan_idx[m] = (int32_t)i;
-                d->plan_dest[m++] = d->rank + (side ? 1 : -1);
-            }
+    size_t m = 0;
+    /* this rank's band particles, as send_ghosts chose them (nothing has moved since) */
+    for (size_t i = 0; i < p->n; ++i) {
+        if (p->id[i] < 0)
+            continue;
+        int c = domain_column(d, x[i]);
+        if (c < 0)
+            continue;
+        if (d->rank > 0 && c < lo + d->band) {
+            d->plan_idx[m] = (int32_t)i;
+            d->plan_dest[m++] = d->rank - 1;
         }
+        if (d->rank < d->size - 1 && c >= hi - d->band) {
+            d->plan_idx[m] = (int32_t)i;
+            d->plan_dest[m++] = d->rank + 1;
+        }
+    }
     d->plan_send = m;
-    /* the ghosts, from the rank below first (records arrive in rank order) */
-    for (size_t i = 0; i < p->n; ++i)
-        if (p->id[i] < 0 && domain_column(d, x[i]) < lo)
-            d->plan_slot[below++] = (int32_t)i;
-    for (size_t i = 0; i < p->n; ++i)
-        if (p->id[i] < 0 && domain_column(d, x[i]) >= hi)
-            d->plan_slot[below + above++] = (int32_t)i;
-    d->plan_recv = below + above;
-    if (d->plan_recv != d->ghosts)
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d holds %zu ghosts, %zu outside its slab",
-                       d->rank, d->ghosts, d->plan_recv);
-    d->planned = 1;
-    return SL_OK;
+    size_t nrecv;
+    int32_t *ids;
+    SL_TRY(domain_exchange_ids(d, p, d->plan_idx, d->plan_dest, m, &ids, &nrecv, err));
+    ghost_slot *g = malloc((d->ghosts ? d->ghosts : 1) * sizeof *g);
+    if (!g)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
+    size_t ng = 0;
+    for (size_t i = 0; i < p->n && ng < d->ghosts; ++i)
+        if (p->id[i] < 0)
+            g[ng++] = (ghost_slot){-1 - p->id[i], (int32_t)i};
+    qsort(g, ng, sizeof *g, by_id);
+    int rc = nrecv == d->ghosts && ng == d->ghosts
+                 ? SL_OK
+                 : sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d holds %zu ghosts, its neighbours name %zu",
+                           d->rank, ng, nrecv);
+    for (size_t k = 0; k < nrecv && rc == SL_OK; ++k) {
+        ghost_slot key = {ids[k], 0};
+        const ghost_slot *hit = bsearch(&key, g, ng, sizeof *g, by_id);
+        if (!hit)
+            rc = sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d has no ghost of particle %ld", d->rank,
+                         (long)ids[k]);
+        else
+            d->plan_slot[k] = hit->slot;
+    }
+    free(g);
+    d->plan_recv = nrecv;
+    d->planned = rc == SL_OK;
+    return rc;
 }
 
 static int exchange_halo(struct domain *d, sim *s, sl_err *err)

@@ -58,6 +58,11 @@ int domain_owner(const struct domain *d, int col);
  * move (removed here). */
 int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_err *err);
 
+/* Sends the id of particle idx[k] to rank dest[k] (k < m); *nrecv ids arrive in *ids (d->recvbuf,
+ * valid until the next exchange), those of lower ranks first, each rank's in its order. */
+int domain_exchange_ids(struct domain *d, const particles *p, const int32_t *idx, const int *dest, size_t m,
+                        int32_t **ids, size_t *nrecv, sl_err *err);
+
 /* Makes d->idx and d->dest hold n entries. */
 int domain_reserve(struct domain *d, size_t n, sl_err *err);
 

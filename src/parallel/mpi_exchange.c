@@ -168,6 +168,36 @@ static int exchange_records(struct domain *d, const particles *p, size_t m, int 
     return SL_OK;
 }
 
+int domain_exchange_ids(struct domain *d, const particles *p, const int32_t *idx, const int *dest, size_t m,
+                        int32_t **ids, size_t *nrecv, sl_err *err)
+{
+    int R = d->size;
+    int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
+    memset(scount, 0, (size_t)R * sizeof *scount);
+    for (size_t k = 0; k < m; ++k)
+        scount[dest[k]]++;
+    MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, d->comm);
+    size_t nsend = 0;
+    *nrecv = 0;
+    for (int r = 0; r < R; ++r) {
+        soff[r] = (int)nsend;
+        roff[r] = (int)*nrecv;
+        nsend += (size_t)scount[r];
+        *nrecv += (size_t)rcount[r];
+    }
+    if (grow(&d->sendbuf, &d->sendcap, nsend * sizeof(int32_t)) ||
+        grow(&d->recvbuf, &d->recvcap, *nrecv * sizeof(int32_t)))
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu ids", nsend + *nrecv);
+    int32_t *out = (int32_t *)d->sendbuf;
+    for (size_t k = 0; k < m; ++k)
+        out[soff[dest[k]]++] = p->id[idx[k]];
+    for (int r = 0; r < R; ++r)
+        soff[r] -= scount[r];
+    *ids = (int32_t *)d->recvbuf;
+    MPI_Alltoallv(out, scount, soff, MPI_INT32_T, *ids, rcount, roff, MPI_INT32_T, d->comm);
+    return SL_OK;
+}
+
 int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_err *err)
 {
     particles *p = &s->p;
