@@ -341,6 +341,10 @@ static int cmd_run(int argc, char **argv)
     }
     if (rank > 0)
         o.quiet = 1; /* the root speaks for the run */
+#ifdef SLUICE_HAVE_CUDA
+    if (size > 1) /* one GPU per rank of a host, before the backend touches one */
+        gpu_use_device_of_rank(domain_local_rank());
+#endif
     rc = run_scene(&o, rank, size);
     domain_finish();
     return rc;

@@ -24,6 +24,9 @@
  * process's rank and the number of ranks; 0 and 1 otherwise, or in a build without MPI. */
 void domain_start(int *argc, char ***argv, int *rank, int *size);
 
+/* This rank's number among the ranks of its host (which GPU it takes); 0 on one rank. */
+int domain_local_rank(void);
+
 /* Gives s a domain over the ranks started by domain_start (nothing on one rank). Fails with a
  * message naming the scene key when the scene asks for what several ranks do not run yet. The
  * particles are not split yet: domain_distribute does that once the state is final (a restart). */
@@ -85,6 +88,6 @@ int domain_refresh_halo(sim *s, sl_err *err);
 
 /* Removes the ghosts after the neighbour passes, keeping the particles' order and the neighbour
  * grid consistent (what the passes wrote stays with this rank's particles). */
-void domain_drop_halo(sim *s);
+int domain_drop_halo(sim *s, sl_err *err);
 
 #endif

@@ -3,7 +3,6 @@
 #include "mpi_domain.h"
 
 #include "slab_cuts.h"
-#include "core/backend.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -72,14 +71,27 @@ void domain_abort(const sim *s, int rc, const char *msg)
     MPI_Abort(MPI_COMM_WORLD, rc ? rc : 1);
 }
 
+int domain_local_rank(void)
+{
+    if (!mpi_started)
+        return 0;
+    MPI_Comm host;
+    int rank = 0;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) == MPI_SUCCESS) {
+        MPI_Comm_rank(host, &rank);
+        MPI_Comm_free(&host);
+    }
+    return rank;
+}
+
 /* ---- attaching: what several ranks run ---------------------------------------------------------- */
 
 static int refuse(const sim *s, sl_err *err, const char *key, const char *what)
 {
     return sl_fail(err, SL_ERR_INPUT,
                    "%s: key '%s': %s does not run on several MPI ranks yet (on several ranks: "
-                   "simulation.method \"wcsph\" with numerics.boundary \"dbc\", or \"emps\", on the CPU "
-                   "backend); run it without mpirun or with -np 1",
+                   "simulation.method \"wcsph\" with numerics.boundary \"dbc\", or \"emps\"); run it "
+                   "without mpirun or with -np 1",
                    s->sc->path, key, what);
 }
 
@@ -117,9 +129,6 @@ int domain_attach(sim *s, sl_err *err)
         return refuse(s, err, "numerics.boundary", "\"mdbc\" (its wall density is extrapolated from beyond the halo)");
     if (s->floating)
         return refuse(s, err, "geometry.floating", "a floating body (its force is a sum over every rank)");
-    if (s->be != &backend_cpu)
-        return sl_fail(err, SL_ERR_INPUT, "the %s backend does not run on several MPI ranks yet "
-                       "(accepted on several ranks: --backend cpu)", s->be->name);
     int axis = slab_axis(s);
     if (axis < 0)
         return sl_fail(err, SL_ERR_INPUT, "%s:%d: key 'simulation.periodic': every axis is periodic; several "
@@ -254,6 +263,7 @@ int domain_distribute(sim *s, sl_err *err)
     if (!d)
         return SL_OK;
     particles *p = &s->p;
+    sim_sync_host(s);
     /* every rank holds the same whole state: the same histogram, the same cuts, no message */
     int64_t *count = malloc((size_t)d->ncols * sizeof *count);
     uint8_t *keep = malloc(p->n ? p->n : 1);
@@ -279,6 +289,7 @@ int domain_distribute(sim *s, sl_err *err)
         return rc;
     domain_particles_resized(s);
     d->checked_step = d->balanced_step = s->step;
+    SL_TRY(sim_sync_device(s, err));
     return s->be->build_cells(s, err);
 }
 
@@ -446,29 +457,36 @@ static int plan_halo(struct domain *d, sim *s, sl_err *err)
 
 static int exchange_halo(struct domain *d, sim *s, sl_err *err)
 {
-    if (d->ghosts)
-        domain_drop_halo(s); /* a step that did not drop them: never ghosts of ghosts */
+    if (d->ghosts) /* a step that did not drop them: never ghosts of ghosts */
+        SL_TRY(domain_drop_halo(s, err));
     SL_TRY(balance_if_due(d, s, err));
     SL_TRY(migrate(d, s, err));
     return send_ghosts(d, s, err);
 }
 
+/* A backend that keeps the particles in device memory (CUDA) is staged through the host arrays:
+ * the exchanges run on s->p between sim_sync_host and sim_sync_device, which do nothing on the CPU.
+ * Whole arrays go each way; copying only the bands is the next step (docs/architecture.md). */
 int domain_build_cells(sim *s, sl_err *err)
 {
     struct domain *d = s->domain;
     if (!d)
         return s->be->build_cells(s, err);
+    sim_sync_host(s);
     SL_TRY(exchange_halo(d, s, err));
+    SL_TRY(sim_sync_device(s, err));
     SL_TRY(s->be->build_cells(s, err));
+    sim_sync_host(s); /* the ghosts' places after the sort */
     return plan_halo(d, s, err);
 }
 
-void domain_drop_halo(sim *s)
+int domain_drop_halo(sim *s, sl_err *err)
 {
     struct domain *d = s->domain;
     if (!d || !d->ghosts)
-        return;
+        return SL_OK;
     d->planned = 0; /* the owned particles move down: the send lists go stale */
+    sim_sync_host(s);
     particles *p = &s->p;
     nbr_grid *g = &s->g;
     size_t n_old = p->n;
@@ -493,4 +511,7 @@ void domain_drop_halo(sim *s)
     domain_compact(p, keep, g->cell);
     g->n_inside = (size_t)start[nc];
     d->ghosts = 0;
+    /* a device backend gets the particles back; its grid stays as the sort left it until the next
+     * build, and only passes without neighbours run before that */
+    return sim_sync_device(s, err);
 }

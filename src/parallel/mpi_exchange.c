@@ -230,6 +230,7 @@ int domain_refresh_halo(sim *s, sl_err *err)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: the ghosts were refreshed without a plan "
                        "(domain_build_cells makes one)");
     particles *p = &s->p;
+    sim_sync_host(s); /* a device backend: staged through the host arrays (domain_build_cells) */
     size_t m = d->plan_send, nrecv, rb = record_bytes(p);
     SL_TRY(domain_reserve(d, m, err));
     memcpy(d->idx, d->plan_idx, m * sizeof *d->idx);
@@ -247,7 +248,7 @@ int domain_refresh_halo(sim *s, sl_err *err)
             return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d: ghost slot %zu holds particle %ld, the "
                            "refresh sent particle %ld", d->rank, slot, (long)(-1 - id), (long)(-1 - p->id[slot]));
     }
-    return SL_OK;
+    return sim_sync_device(s, err);
 }
 
 /* ---- the whole state on the root ---------------------------------------------------------------- */

@@ -179,7 +179,8 @@ int mps_step_predict(sim *s, double dt, sl_err *err)
             return rc;
         floating_euler_predict(s, dt);
     }
-    domain_drop_halo(s); /* only this rank's particles are moved */
+    if ((rc = domain_drop_halo(s, err))) /* only this rank's particles are moved */
+        return rc;
     be->run_pass(s, &mps_predict_pass, s->g.n_inside);
     /* moving walls to t + dt, where the pressure is solved (the correction keeps them there) */
     if ((rc = moving_walls_place(s, s->t + dt, err)) || (rc = domain_build_cells(s, err)))
@@ -207,7 +208,8 @@ int mps_step_correct(sim *s, sl_err *err)
     be->run_pass(s, &mps_gradient_pass, s->g.n_inside);
     if ((rc = floating_stage(s, FLOAT_MPS_PRESSURE, 1, err)))
         return rc;
-    domain_drop_halo(s); /* only this rank's particles are corrected and counted */
+    if ((rc = domain_drop_halo(s, err))) /* only this rank's particles are corrected and counted */
+        return rc;
     size_t n = s->g.n_inside;
     be->run_pass(s, &mps_correct_pass, n);
     if (s->floating) {

@@ -92,7 +92,9 @@ static int rates(sim *s, sl_err *err)
     if (s->bnd->after_density) /* mdbc: the walls' density from the fluid, before the forces */
         s->bnd->after_density(s);
     s->be->run_pass(s, &wcsph_forces_pass, s->g.n_inside);
-    domain_drop_halo(s); /* only this rank's particles are integrated and reduced */
+    /* only this rank's particles are integrated and reduced */
+    if ((rc = domain_drop_halo(s, err)))
+        return rc;
     return floating_forces(s, err); /* the bodies' force and torque at the same state */
 }
 
