@@ -1,7 +1,6 @@
 /* domain_single.c: the domain interface of a build without MPI: one rank, every call a no-op. */
 #include "domain.h"
 
-#include <stdio.h>
 
 void domain_start(int *argc, char ***argv, int *rank, int *size)
 {

@@ -1,5 +1,6 @@
-/* mpi_domain.h: the MPI domain's state, shared by its files (mpi_domain.c: life, balance, the
- * engine's collectives; mpi_exchange.c: particles sent between ranks, the ghosts, the gather). */
+/* mpi_domain.h: the MPI domain's state, shared by its files: mpi_domain.c (start, attach, the
+ * engine's collectives), mpi_slabs.c (cuts, balance, migration), mpi_halo.c (the ghosts),
+ * mpi_exchange.c (particles as records between ranks), mpi_gather.c (the whole state on the root). */
 #ifndef SLUICE_MPI_DOMAIN_H
 #define SLUICE_MPI_DOMAIN_H
 
@@ -62,6 +63,17 @@ int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_e
  * valid until the next exchange), those of lower ranks first, each rank's in its order. */
 int domain_exchange_ids(struct domain *d, const particles *p, const int32_t *idx, const int *dest, size_t m,
                         int32_t **ids, size_t *nrecv, sl_err *err);
+
+/* Sends particle d->idx[k] to rank d->dest[k] (k < m) again and writes the records that arrive into
+ * the slots slot[0 .. nslots), in the order they arrive; each slot's id must be the record's. */
+int domain_overwrite_particles(struct domain *d, particles *p, size_t m, const int32_t *slot, size_t nslots,
+                               sl_err *err);
+
+/* Moves the cuts when the counts drift apart, or every DOMAIN_BALANCE_EVERY steps (mpi_slabs.c). */
+int domain_balance_if_due(struct domain *d, sim *s, sl_err *err);
+
+/* Sends every particle whose column another rank owns to that rank (mpi_slabs.c). */
+int domain_migrate(struct domain *d, sim *s, sl_err *err);
 
 /* Makes d->idx and d->dest hold n entries. */
 int domain_reserve(struct domain *d, size_t n, sl_err *err);

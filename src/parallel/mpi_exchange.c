@@ -1,9 +1,8 @@
-/* mpi_exchange.c: particles sent between ranks (migration, ghosts) and gathered on the root. A
- * particle travels as one record of its persistent fields, id, type and tag; the rates (transient
- * fields) are not sent, every force pass writes them again after the cells are rebuilt. */
+/* mpi_exchange.c: particles sent between ranks as records (migration, ghosts, their refresh): a
+ * particle travels as its persistent fields, id, type and tag; the rates (transient fields) are not
+ * sent, every force pass writes them again after the cells are rebuilt. */
 #include "mpi_domain.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,85 +220,21 @@ int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_e
     return SL_OK;
 }
 
-int domain_refresh_halo(sim *s, sl_err *err)
+int domain_overwrite_particles(struct domain *d, particles *p, size_t m, const int32_t *slot, size_t nslots,
+                               sl_err *err)
 {
-    struct domain *d = s->domain;
-    if (!d)
-        return SL_OK;
-    if (!d->planned) /* (a rank without ghosts may still have some to send: every rank takes part) */
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: the ghosts were refreshed without a plan "
-                       "(domain_build_cells makes one)");
-    particles *p = &s->p;
-    sim_sync_host(s); /* a device backend: staged through the host arrays (domain_build_cells) */
-    size_t m = d->plan_send, nrecv, rb = record_bytes(p);
-    SL_TRY(domain_reserve(d, m, err));
-    memcpy(d->idx, d->plan_idx, m * sizeof *d->idx);
-    memcpy(d->dest, d->plan_dest, m * sizeof *d->dest);
+    size_t nrecv, rb = record_bytes(p);
     SL_TRY(exchange_records(d, p, m, 1, &nrecv, err));
-    if (nrecv != d->plan_recv)
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d expected %zu ghosts and got %zu", d->rank,
-                       d->plan_recv, nrecv);
+    if (nrecv != nslots)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d expected %zu ghosts and got %zu", d->rank, nslots,
+                       nrecv);
     for (size_t k = 0; k < nrecv; ++k) {
-        size_t slot = (size_t)d->plan_slot[k];
-        int32_t id = p->id[slot];
-        unpack(p, slot, d->recvbuf + k * rb);
-        /* the plan's order argument (mpi_domain.c, domain_build_cells), checked on every record */
-        if (p->id[slot] != id)
+        size_t at = (size_t)slot[k];
+        int32_t id = p->id[at];
+        unpack(p, at, d->recvbuf + k * rb);
+        if (p->id[at] != id) /* the plan and the records disagree: a bug, not bad input */
             return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d: ghost slot %zu holds particle %ld, the "
-                           "refresh sent particle %ld", d->rank, slot, (long)(-1 - id), (long)(-1 - p->id[slot]));
-    }
-    return sim_sync_device(s, err);
-}
-
-/* ---- the whole state on the root ---------------------------------------------------------------- */
-
-int domain_gather(sim *s, sl_err *err)
-{
-    struct domain *d = s->domain;
-    if (!d)
-        return SL_OK;
-    particles *p = &s->p;
-    int n = (int)p->n, R = d->size;
-    int *count = d->counts, *off = d->counts + R;
-    MPI_Gather(&n, 1, MPI_INT, count, 1, MPI_INT, 0, d->comm);
-    particles all;
-    memset(&all, 0, sizeof all);
-    if (d->rank == 0) {
-        size_t total = 0;
-        for (int r = 0; r < R; ++r) {
-            off[r] = (int)total;
-            total += (size_t)count[r];
-        }
-        /* the same fields in the same slots, so the writers see the state as on one rank */
-        int rc = particles_alloc(&all, total, err);
-        for (int k = PF_CORE; k < p->nfields && rc == SL_OK; ++k)
-            if (particles_add_field(&all, p->fname[k], p->transient[k]) != k)
-                rc = sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory gathering %zu particles", total);
-        if (rc) {
-            particles_free(&all);
-            return rc; /* the caller aborts every rank */
-        }
-    }
-    for (int k = 0; k < p->nfields; ++k)
-        MPI_Gatherv(p->f[k], n, DOMAIN_MPI_REAL, all.f[k], count, off, DOMAIN_MPI_REAL, 0, d->comm);
-    MPI_Gatherv(p->id, n, MPI_INT32_T, all.id, count, off, MPI_INT32_T, 0, d->comm);
-    MPI_Gatherv(p->type, n, MPI_UINT8_T, all.type, count, off, MPI_UINT8_T, 0, d->comm);
-    MPI_Gatherv(p->tag, n, MPI_UINT8_T, all.tag, count, off, MPI_UINT8_T, 0, d->comm);
-    if (d->rank == 0) {
-        d->own = *p;
-        *p = all;
-        d->gathered = 1;
+                           "refresh sent particle %ld", d->rank, at, (long)(-1 - id), (long)(-1 - p->id[at]));
     }
     return SL_OK;
-}
-
-void domain_ungather(sim *s)
-{
-    struct domain *d = s->domain;
-    if (!d || !d->gathered)
-        return;
-    particles_free(&s->p);
-    s->p = d->own;
-    memset(&d->own, 0, sizeof d->own);
-    d->gathered = 0;
 }
