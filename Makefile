@@ -12,9 +12,11 @@ SANITIZE_BUILD ?= build-sanitize
 
 # Debian 12 / Ubuntu 24.04 packages the build and the tests need. The viewer: GLFW, libepoxy, libpng,
 # the GL/EGL headers; its tests: Xvfb and Mesa (llvmpipe: OpenGL 3.3 core under Xvfb and through EGL).
+# Open MPI: runs on several ranks (SLUICE_MPI) and the tests labelled `mpi`.
 DEB_PACKAGES = build-essential cmake pkg-config libhdf5-dev libconfig-dev libcmocka-dev \
                libglfw3-dev libepoxy-dev libpng-dev libgl-dev libegl-dev \
-               xvfb xauth libgl1-mesa-dri libegl-mesa0 libglx-mesa0
+               xvfb xauth libgl1-mesa-dri libegl-mesa0 libglx-mesa0 \
+               libopenmpi-dev openmpi-bin
 # ... and those of the post-processing tests only (ParaView's pvpython, tools/sluice-report).
 POST_PACKAGES = python3-paraview python3-h5py python3-numpy python3-matplotlib
 

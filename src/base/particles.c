@@ -30,6 +30,34 @@ int particles_alloc(particles *p, size_t n, sl_err *err)
     return SL_OK;
 }
 
+int particles_resize(particles *p, size_t n, sl_err *err)
+{
+    size_t m = n ? n : 1, old = p->n;
+    int ok = 1;
+    /* each array on its own: a failed realloc leaves the old one valid, freed with the rest */
+#define RESIZE(arr, size_)                                                                         \
+    do {                                                                                          \
+        void *a_ = realloc(arr, m * (size_));                                                     \
+        if (a_) {                                                                                 \
+            arr = a_;                                                                             \
+            if (n > old)                                                                          \
+                memset((char *)a_ + old * (size_), 0, (n - old) * (size_));                      \
+        } else {                                                                                  \
+            ok = 0;                                                                               \
+        }                                                                                         \
+    } while (0)
+    for (int k = 0; k < p->nfields; ++k)
+        RESIZE(p->f[k], sizeof(real));
+    RESIZE(p->id, sizeof *p->id);
+    RESIZE(p->type, sizeof *p->type);
+    RESIZE(p->tag, sizeof *p->tag);
+#undef RESIZE
+    if (!ok)
+        return sl_fail(err, SL_ERR_RUNTIME, "out of memory for %zu particles", n);
+    p->n = n;
+    return SL_OK;
+}
+
 int particles_add_field(particles *p, const char *name, int transient)
 {
     int k = particles_field_index(p, name);

@@ -43,6 +43,10 @@ typedef struct particles {
 /* Allocates the core fields for n particles, zeroed; id = 0..n-1. */
 int particles_alloc(particles *p, size_t n, sl_err *err);
 
+/* Makes every array hold n particles (fields, id, type, tag); particles beyond the old count are
+ * zeroed. What a rank of an MPI run needs as particles arrive and leave (parallel/). */
+int particles_resize(particles *p, size_t n, sl_err *err);
+
 /* Adds a zeroed real field and returns its index (>= PF_CORE), or -1 when out of memory or slots.
  * transient: the scheme computes it again after every cell rebuild before reading it. */
 int particles_add_field(particles *p, const char *name, int transient);

@@ -15,6 +15,7 @@
 #include "core/motion.h"
 #include "core/sim.h"
 #include "run/sim_create.h"
+#include "parallel/domain.h"
 #ifdef SLUICE_HAVE_CUDA
 #include "gpu/gpu_info.h"
 #endif
@@ -262,32 +263,63 @@ static int parse_options(const char *cmd, const char *usage, const char *allowed
     return SL_OK;
 }
 
-/* Loads the scene and creates the simulation; prints the error and returns its status on failure. */
-static int open_scene(const cli_options *o, scene *sc, sim *s)
+/* Loads the scene and creates the simulation; the message to print in err on failure. */
+static int open_scene_quietly(const cli_options *o, scene *sc, sim *s, sl_err *err)
 {
-    sl_err err;
     const backend *be;
-    int rc = backend_select(o->backend, &be, &err);
+    int rc = backend_select(o->backend, &be, err);
     if (rc) {
-        fprintf(stderr, "sluice: %s\n", err.msg);
-        return rc;
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return sl_fail(err, rc, "sluice: %.1000s", why);
     }
-    rc = scene_load(sc, o->scene, &err);
-    if (rc) {
-        fprintf(stderr, "%s\n", err.msg);
+    rc = scene_load(sc, o->scene, err);
+    if (rc)
         return rc;
-    }
     if (o->sort)
         sc->gpu_sort = (enum gpu_sort_kind_name)scene_gpu_sort_parse(o->sort);
     if (o->strategy)
         sc->gpu_strategy = (enum gpu_strategy_name)scene_gpu_strategy_parse(o->strategy);
-    rc = sim_create(s, sc, be, &err);
-    if (rc) {
-        fprintf(stderr, "%s\n", err.msg);
+    rc = sim_create(s, sc, be, err);
+    if (rc)
         scene_free(sc);
-    }
     return rc;
 }
+
+/* Loads the scene and creates the simulation; prints the error and returns its status on failure. */
+static int open_scene(const cli_options *o, scene *sc, sim *s)
+{
+    sl_err err;
+    int rc = open_scene_quietly(o, sc, s, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    return rc;
+}
+
+/* open_scene on every MPI rank, then the rank's share of the run (parallel/domain.h): each rank
+ * builds the same scene alone, so all fail alike on a bad one and the lowest failing rank prints
+ * the message once. */
+static int open_scene_ranks(const cli_options *o, int rank, scene *sc, sim *s)
+{
+    sl_err err;
+    int rc = open_scene_quietly(o, sc, s, &err);
+    if (rc == SL_OK && (rc = domain_attach(s, &err))) {
+        sim_free(s);
+        scene_free(sc);
+    }
+    int first;
+    int all = domain_agree_status(rc, &first);
+    if (all && rank == first)
+        fprintf(stderr, "%s\n", err.msg);
+    if (all && rc == SL_OK) { /* another rank failed */
+        domain_detach(s);
+        sim_free(s);
+        scene_free(sc);
+    }
+    return all;
+}
+
+static int run_scene(cli_options *op, int rank, int size);
 
 static int cmd_run(int argc, char **argv)
 {
@@ -298,9 +330,33 @@ static int cmd_run(int argc, char **argv)
                            argc, argv, &o);
     if (rc)
         return rc < 0 ? 0 : rc;
+    int rank, size; /* under mpirun: this process's rank of `size`, each a slab of the domain */
+    domain_start(&argc, &argv, &rank, &size);
+    if (size > 1 && (o.view || o.frames_dir)) {
+        if (rank == 0)
+            fprintf(stderr, "sluice: %s runs on one rank only (the viewer needs every particle); run "
+                    "without mpirun or with -np 1\n", o.view ? "--view" : "--frames");
+        domain_finish();
+        return SL_ERR_INPUT;
+    }
+    if (rank > 0)
+        o.quiet = 1; /* the root speaks for the run */
+#ifdef SLUICE_HAVE_CUDA
+    if (size > 1) /* one GPU per rank of a host, before the backend touches one */
+        gpu_use_device_of_rank(domain_local_rank());
+#endif
+    rc = run_scene(&o, rank, size);
+    domain_finish();
+    return rc;
+}
+
+/* The run command after its options: one rank, or this rank's share of an MPI run. */
+static int run_scene(cli_options *op, int rank, int size)
+{
+    cli_options o = *op;
     scene sc;
     sim s;
-    rc = open_scene(&o, &sc, &s);
+    int rc = open_scene_ranks(&o, rank, &sc, &s);
     if (rc)
         return rc;
     if (!o.quiet)
@@ -349,6 +405,8 @@ static int cmd_run(int argc, char **argv)
     }
 #endif
     rc = engine_run(&s, &ro, &sum, &err);
+    if (size > 1 && rc != SL_OK && rc != SL_INTERRUPTED)
+        domain_abort(&s, rc, err.msg); /* the others may wait in a collective: stop them all */
 #ifdef SLUICE_HAVE_VIEWER
     if (v) {
         if (!o.quiet)
@@ -364,7 +422,7 @@ static int cmd_run(int argc, char **argv)
         io_probes_close(&probes);
     if (have_bodies)
         io_bodies_close(&bodies);
-    if (rc == SL_OK || rc == SL_INTERRUPTED) {
+    if ((rc == SL_OK || rc == SL_INTERRUPTED) && rank == 0) {
         printf("sluice: %s after %ld steps at t = %.6g s in %.1f s (%.3g particle-steps/s)\n",
                rc == SL_INTERRUPTED ? "stopped by signal" : sum.quit ? "stopped from the viewer" : "finished",
                sum.steps, sum.sim_time, sum.wall_seconds, sum.particle_steps_per_second);
@@ -379,9 +437,10 @@ static int cmd_run(int argc, char **argv)
             printf("probes: %s (%d rows)\n", probes.path, probes.rows);
         if (have_bodies)
             printf("bodies: %s (%d rows)\n", bodies.path, bodies.rows);
-    } else {
+    } else if (rc != SL_OK && rc != SL_INTERRUPTED) {
         fprintf(stderr, "sluice: %s\n", err.msg);
     }
+    domain_detach(&s);
     sim_free(&s);
     scene_free(&sc);
     if (rc == SL_INTERRUPTED)

@@ -14,6 +14,7 @@
 struct boundary_model;
 struct motion;
 struct floating;
+struct domain;
 
 typedef struct sim {
     const scene *sc;
@@ -32,6 +33,8 @@ typedef struct sim {
     struct floating *floating;           /* the floating ones among them (core/floating.h), NULL: none */
     void *scheme_data;                   /* owned by the scheme, freed with free() */
     void *backend_data;                  /* owned by the backend, freed by be->release */
+    struct domain *domain;               /* this rank's share of an MPI run (parallel/domain.h);
+                                          * NULL: one rank holds every particle */
     profile prof;                        /* phase times, when prof.enabled */
     int quiet;                           /* no informational lines on stderr (the CUDA backend's
                                           * strategy choices): a quiet run's stderr holds errors only */

@@ -93,7 +93,9 @@ static int create_state(sim *s, sl_err *err)
     }
     s->backend_data = st;
     cudaDeviceProp prop;
-    GPU_TRY(cudaGetDeviceProperties(&prop, 0), err);
+    int dev = 0; /* the rank's own device under MPI (gpu_use_device_of_rank) */
+    GPU_TRY(cudaGetDevice(&dev), err);
+    GPU_TRY(cudaGetDeviceProperties(&prop, dev), err);
     st->sm_count = prop.multiProcessorCount;
     st->sort = s->sc->gpu_sort == GPU_SORT_NAME_RADIX ? GPU_SORT_RADIX : GPU_SORT_COUNTING;
     st->scan = s->sc->gpu_scan == GPU_SCAN_NAME_BLOCKED ? GPU_SCAN_BLOCKED : GPU_SCAN_CUB;

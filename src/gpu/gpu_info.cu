@@ -29,3 +29,14 @@ extern "C" int gpu_describe_devices(char *buf, size_t len)
         snprintf(buf, len, "  no CUDA device\n");
     return count;
 }
+
+extern "C" int gpu_use_device_of_rank(int local_rank)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    int dev = (local_rank < 0 ? 0 : local_rank) % count;
+    return cudaSetDevice(dev) == cudaSuccess ? dev : -1;
+}

@@ -12,6 +12,10 @@ extern "C" {
  * devices. Only built when the CUDA backend is compiled. */
 int gpu_describe_devices(char *buf, size_t len);
 
+/* Makes device `local_rank` modulo the device count the calling thread's (MPI: one GPU per rank of a
+ * host, ranks beyond the count sharing them); returns the device, or -1 when there is none. */
+int gpu_use_device_of_rank(int local_rank);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,8 @@
 
 #include "probes.h"
 
+#include "parallel/domain.h"
+
 #include "file_read.h"
 
 #include "schemes/mps/mps.h"
@@ -568,14 +570,21 @@ static int append_row(io_probes *pr, sl_err *err)
 int io_probes_after_step(void *ctx, sim *s, sl_err *err)
 {
     io_probes *pr = ctx;
-    if (pr->fd < 0)
+    int root = domain_is_root(s); /* on several MPI ranks the root samples the whole state and writes */
+    if (pr->fd < 0 && root)
         SL_TRY(open_file(pr, s, err));
-    if (!(s->t >= pr->next_k * pr->interval * (1 - 1e-12)))
+    /* the root decides: only its next_k knows the rows a continued file already holds */
+    if (!domain_any(s, root && s->t >= pr->next_k * pr->interval * (1 - 1e-12)))
         return SL_OK;
     sim_sync_host(s);
-    if (io_probes_sample(s, pr->values))
-        return sl_fail(err, SL_ERR_RUNTIME, "probes: out of memory");
     pr->next_k = next_after(s->t, pr->interval);
+    SL_TRY(domain_gather(s, err));
+    if (!root)
+        return SL_OK;
+    int sampled = io_probes_sample(s, pr->values);
+    domain_ungather(s);
+    if (sampled)
+        return sl_fail(err, SL_ERR_RUNTIME, "probes: out of memory");
     return append_row(pr, err);
 }
 

@@ -84,25 +84,45 @@ int io_series_open(io_series *s, const char *dir, unsigned fields, sl_err *err)
     return SL_OK;
 }
 
-int io_series_write(io_series *s, const particles *p, const snapshot_info *info, sl_err *err)
+/* The entry of snapshot number s->count (not yet counted), or NULL with the message in err. */
+static io_series_entry *next_entry(io_series *s, size_t n, double time, sl_err *err)
 {
-    if (s->count >= 999999999)
-        return sl_fail(err, SL_ERR_RUNTIME, "output directory '%s': too many snapshots", s->dir);
+    if (s->count >= 999999999) {
+        sl_fail(err, SL_ERR_RUNTIME, "output directory '%s': too many snapshots", s->dir);
+        return NULL;
+    }
     if (s->count == s->cap) {
         int cap = s->cap ? 2 * s->cap : 16;
         io_series_entry *e = realloc(s->entries, (size_t)cap * sizeof *e);
-        if (!e)
-            return sl_fail(err, SL_ERR_RUNTIME, "output directory '%s': out of memory", s->dir);
+        if (!e) {
+            sl_fail(err, SL_ERR_RUNTIME, "output directory '%s': out of memory", s->dir);
+            return NULL;
+        }
         s->entries = e;
         s->cap = cap;
     }
-
     io_series_entry *e = &s->entries[s->count];
     memset(e, 0, sizeof *e);
     snprintf(e->file, sizeof e->file, "snap_%06d.h5", s->count);
-    e->time = info->time;
-    e->n = p->n;
+    e->time = time;
+    e->n = n;
     e->grid = s->grid != NULL;
+    return e;
+}
+
+int io_series_note(io_series *s, size_t n, double time, sl_err *err)
+{
+    if (!next_entry(s, n, time, err))
+        return SL_ERR_RUNTIME;
+    s->count++;
+    return SL_OK;
+}
+
+int io_series_write(io_series *s, const particles *p, const snapshot_info *info, sl_err *err)
+{
+    io_series_entry *e = next_entry(s, p->n, info->time, err);
+    if (!e)
+        return SL_ERR_RUNTIME;
 
     /* The index lists the series' fields, so the snapshot must hold exactly those. */
     snapshot_info inf = *info;

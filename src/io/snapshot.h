@@ -92,6 +92,10 @@ int io_snapshot_has_grid(const char *path, const struct p2m_grid *g);
 /* Writes snapshot number s->count as snap_NNNNNN.h5, then rewrites the XDMF index atomically. */
 int io_series_write(io_series *s, const particles *p, const snapshot_info *info, sl_err *err);
 
+/* Lists snapshot number s->count (n particles at `time`) without writing anything: the ranks of an
+ * MPI run other than the root, which writes it, keep the same list (it times the checkpoints). */
+int io_series_note(io_series *s, size_t n, double time, sl_err *err);
+
 /* Path of the XDMF file (for the summary line). */
 void io_series_xdmf_path(const io_series *s, char *buf, size_t len);
 

@@ -5,6 +5,7 @@
 #include "io/checkpoint.h"
 #include "io/snapshot.h"
 #include "io/p2m_grid.h"
+#include "parallel/domain.h"
 #include "progress.h"
 
 #include <math.h>
@@ -26,11 +27,8 @@ int engine_signal_pending(void)
 }
 
 /* Derived numbers stored with every snapshot. */
-static int snapshot_write(io_series *series, sim *s, sl_err *err)
+static int snapshot_write_whole(io_series *series, sim *s, sl_err *err)
 {
-    if (s->sch->prepare_output)
-        s->sch->prepare_output(s);
-    sim_sync_host(s);
     static const char *const names[] = {"derived.smoothing_length", "derived.interaction_radius",
                                         "derived.sound_speed", "derived.particle_mass",
                                         "derived.particle_spacing"};
@@ -45,11 +43,30 @@ static int snapshot_write(io_series *series, sim *s, sl_err *err)
     return rc;
 }
 
+/* A snapshot of the state. On several MPI ranks the root writes the whole state
+ * (domain_gather); the other ranks list the snapshot too, so every rank times checkpoints alike. */
+static int snapshot_write(io_series *series, sim *s, sl_err *err)
+{
+    if (s->sch->prepare_output)
+        s->sch->prepare_output(s);
+    sim_sync_host(s);
+    SL_TRY(domain_gather(s, err));
+    if (!domain_is_root(s))
+        return io_series_note(series, s->p.n, s->t, err);
+    int rc = snapshot_write_whole(series, s, err);
+    domain_ungather(s);
+    return rc;
+}
+
 static int checkpoint_write(const char *path, sim *s, const io_series *series, long next_index,
                             sl_err *err)
 {
     sim_sync_host(s);
-    return io_checkpoint_write(path, s, series, next_index, err);
+    /* from the root's whole state, so that a restart works on any number of ranks */
+    SL_TRY(domain_gather(s, err));
+    int rc = domain_is_root(s) ? io_checkpoint_write(path, s, series, next_index, err) : SL_OK;
+    domain_ungather(s);
+    return rc;
 }
 
 /* Observers run after the initial state and after every step; SL_INTERRUPTED from one ends the
@@ -116,6 +133,17 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
             return rc;
         }
     }
+    /* every rank made (or read) the whole state: each keeps its slab */
+    if ((rc = domain_distribute(s, err))) {
+        io_series_close(&series);
+        if (sc->grid.enabled)
+            p2m_grid_free(&grid);
+        return rc;
+    }
+    char shares[256];
+    domain_describe(s, shares, sizeof shares);
+    if (!o->quiet && shares[0])
+        fprintf(stderr, "sluice: %s\n", shares);
 
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
@@ -136,11 +164,12 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
         rc = snapshot_write(&series, s, err);
     if (rc == SL_OK)
         rc = notify_observers(o, s, &quit, err);
-    while (rc == SL_OK && !quit && s->t < end * (1 - 1e-12) && !stop_signal &&
+    while (rc == SL_OK && !quit && s->t < end * (1 - 1e-12) && !domain_any(s, stop_signal) &&
            (o->max_steps < 0 || s->step - steps0 < o->max_steps)) {
         double dt;
         if ((rc = sim_time_step(s, &dt, err)))
             break;
+        dt = domain_min_time_step(s, dt); /* every rank takes the same step */
         if (dt_first == 0)
             dt_first = dt;
         if (!(dt > 1e-6 * dt_first) || !isfinite(dt)) {
@@ -168,6 +197,11 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
         progress_update(&pr, s->t, s->step - steps0);
     }
     progress_finish(&pr, s->t, s->step - steps0);
+    if (rc == SL_OK || rc == SL_INTERRUPTED) { /* the shares after balancing */
+        domain_describe(s, shares, sizeof shares);
+        if (!o->quiet && shares[0])
+            fprintf(stderr, "sluice: %s\n", shares);
+    }
     /* A run stopped early (signal or step limit) still ends with its last state on disk. */
     if (rc == SL_OK && series.count > 0 && series.entries[series.count - 1].time != s->t)
         rc = snapshot_write(&series, s, err);
@@ -180,8 +214,10 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     sum->steps = s->step - steps0;
     sum->sim_time = s->t;
     sum->wall_seconds = progress_now() - wall0;
+    /* a rank that failed calls no collective on its way out: the command stops every rank */
+    double particles = rc == SL_OK || rc == SL_INTERRUPTED ? (double)domain_total_particles(s) : (double)s->p.n;
     sum->particle_steps_per_second =
-        sum->wall_seconds > 0 ? (double)sum->steps * (double)s->p.n / sum->wall_seconds : 0;
+        sum->wall_seconds > 0 ? (double)sum->steps * particles / sum->wall_seconds : 0;
     sum->snapshots = series.count;
     sum->quit = quit;
     io_series_close(&series);

@@ -7,6 +7,7 @@
 
 #include "boundary/boundary.h"
 #include "core/scheme.h"
+#include "parallel/domain.h"
 #include "schemes/registry.h"
 
 #include <stdio.h>
@@ -21,8 +22,11 @@ static int emps_step(sim *s, double dt, sl_err *err)
     int rc = mps_step_predict(s, dt, err);
     if (rc)
         return rc;
-    if (s->bnd->after_density)
-        s->bnd->after_density(s); /* the wall layer's pressure from the fluid (mps_extrapolated) */
+    /* the wall layer's pressure from the fluid (mps_extrapolated), the ghosts' of this step */
+    if (s->bnd->after_density && !(rc = domain_refresh_halo(s, err)))
+        s->bnd->after_density(s);
+    if (rc)
+        return rc;
     return mps_step_correct(s, err);
 }
 

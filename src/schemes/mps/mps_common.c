@@ -3,6 +3,8 @@
  * in mps_passes.h, the lattice constants in physics/mps_lattice.c. */
 #include "mps_common.h"
 
+#include "parallel/domain.h"
+
 #include "boundary/boundary.h"
 #include "boundary/floating.h"
 #include "boundary/moving.h"
@@ -166,7 +168,8 @@ int mps_step_predict(sim *s, double dt, sl_err *err)
 {
     const backend *be = s->be;
     s->args.dt = (real)dt;
-    int rc = be->build_cells(s, err);
+    /* on several MPI ranks also the neighbouring slabs' particles within reach, as read-only ghosts */
+    int rc = domain_build_cells(s, err);
     if (rc)
         return rc;
     be->run_pass(s, &mps_accel_pass, s->g.n_inside);
@@ -176,15 +179,20 @@ int mps_step_predict(sim *s, double dt, sl_err *err)
             return rc;
         floating_euler_predict(s, dt);
     }
+    if ((rc = domain_drop_halo(s, err))) /* only this rank's particles are moved */
+        return rc;
     be->run_pass(s, &mps_predict_pass, s->g.n_inside);
     /* moving walls to t + dt, where the pressure is solved (the correction keeps them there) */
-    if ((rc = moving_walls_place(s, s->t + dt, err)) || (rc = be->build_cells(s, err)))
+    if ((rc = moving_walls_place(s, s->t + dt, err)) || (rc = domain_build_cells(s, err)))
         return rc;
     size_t n = s->g.n_inside;
     be->run_pass(s, &mps_collision_pass, n);
     if ((rc = floating_stage(s, FLOAT_MPS_COLLISION, 0, err)))
         return rc;
     be->run_pass(s, &mps_collision_apply_pass, n);
+    /* the ghosts as their owners' collisions left them */
+    if ((rc = domain_refresh_halo(s, err)))
+        return rc;
     be->run_pass(s, &mps_density_pass, n);
     return SL_OK;
 }
@@ -193,11 +201,16 @@ int mps_step_correct(sim *s, sl_err *err)
 {
     mps_data *d = mps_data_of(s);
     const backend *be = s->be;
-    size_t n = s->g.n_inside;
-    int rc;
-    be->run_pass(s, &mps_gradient_pass, n);
+    /* the ghosts' pressure (and class) of this step, as their owners computed it */
+    int rc = domain_refresh_halo(s, err);
+    if (rc)
+        return rc;
+    be->run_pass(s, &mps_gradient_pass, s->g.n_inside);
     if ((rc = floating_stage(s, FLOAT_MPS_PRESSURE, 1, err)))
         return rc;
+    if ((rc = domain_drop_halo(s, err))) /* only this rank's particles are corrected and counted */
+        return rc;
+    size_t n = s->g.n_inside;
     be->run_pass(s, &mps_correct_pass, n);
     if (s->floating) {
         floating_euler_correct(s, (double)s->args.dt);

@@ -5,6 +5,7 @@
 #include "boundary/moving.h"
 #include "core/floating.h"
 #include "geometry/scene_build.h"
+#include "parallel/domain.h"
 #include "core/sim.h"
 #include "core/scheme.h"
 #include "physics/sph_eos.h"
@@ -84,12 +85,16 @@ static int wcsph_init(sim *s, sl_err *err)
 
 static int rates(sim *s, sl_err *err)
 {
-    int rc = s->be->build_cells(s, err);
+    /* on several MPI ranks also the neighbouring slabs' particles within reach, as read-only ghosts */
+    int rc = domain_build_cells(s, err);
     if (rc)
         return rc;
     if (s->bnd->after_density) /* mdbc: the walls' density from the fluid, before the forces */
         s->bnd->after_density(s);
     s->be->run_pass(s, &wcsph_forces_pass, s->g.n_inside);
+    /* only this rank's particles are integrated and reduced */
+    if ((rc = domain_drop_halo(s, err)))
+        return rc;
     return floating_forces(s, err); /* the bodies' force and torque at the same state */
 }
 

@@ -1,0 +1,93 @@
+/* domain.h: the particles split among MPI ranks, as the schemes, the engine and the command see it;
+ * on one rank (no mpirun, or a build without MPI) every call does nothing.
+ *
+ * The domain is cut into slabs along its longest non-periodic axis, at cell boundaries of the
+ * neighbour grid; each rank owns the particles whose cell column lies in its slab. Before every
+ * force evaluation a scheme calls domain_exchange_halo: particles that left the slab move to their
+ * owner (every K steps, or when the counts drift apart, the cuts move first so that each rank holds
+ * about as many particles), then each rank appends read-only copies ("ghosts") of its neighbours'
+ * particles within one interaction radius of its slab. The scheme's neighbour passes then run as on
+ * one rank, and domain_drop_halo removes the ghosts again before anything integrates, reduces or
+ * writes. Ghosts carry their id as -1 - id, which no pass reads, so they are known exactly whatever
+ * the sort did with them. Output sees the whole state on the root rank (domain_gather). */
+#ifndef SLUICE_DOMAIN_H
+#define SLUICE_DOMAIN_H
+
+#include "core/sim.h"
+#include "base/status.h"
+
+#include <stddef.h>
+
+/* ---- the run as a whole (the command) -------------------------------------------------------- */
+
+/* Starts MPI when the process was launched by mpirun (its environment says so) and gives this
+ * process's rank and the number of ranks; 0 and 1 otherwise, or in a build without MPI. */
+void domain_start(int *argc, char ***argv, int *rank, int *size);
+
+/* This rank's number among the ranks of its host (which GPU it takes); 0 on one rank. */
+int domain_local_rank(void);
+
+/* Gives s a domain over the ranks started by domain_start (nothing on one rank). Fails with a
+ * message naming the scene key when the scene asks for what several ranks do not run yet. The
+ * particles are not split yet: domain_distribute does that once the state is final (a restart). */
+int domain_attach(sim *s, sl_err *err);
+
+/* Every rank's status after a phase that each rank runs alone (loading the scene): the worst
+ * status of any rank, and *first_failed the lowest rank that failed (-1: none), so that one rank
+ * prints the message. On one rank: rc and 0 or -1. */
+int domain_agree_status(int rc, int *first_failed);
+
+/* Prints msg with this rank's number and stops every rank with status rc (MPI_Abort): a rank that
+ * failed while the others wait in a collective must not leave them hanging. Returns on one rank. */
+void domain_abort(const sim *s, int rc, const char *msg);
+
+/* One line on how the ranks share the domain and the particles (after domain_distribute), "" on
+ * one rank. Collective: every rank calls it. */
+void domain_describe(const sim *s, char *buf, size_t len);
+
+/* Frees s's domain (before sim_free). */
+void domain_detach(sim *s);
+
+/* Ends MPI (after the last collective call). */
+void domain_finish(void);
+
+/* ---- the time loop (the engine) ----------------------------------------------------------------- */
+
+/* The rank that writes files and prints: 1 on one rank. */
+int domain_is_root(const sim *s);
+
+/* Every rank holds the whole state (after creation or a restart); keeps only this rank's slab. */
+int domain_distribute(sim *s, sl_err *err);
+
+/* The smallest of every rank's time step (a NaN counts as 0, which the engine reports as an
+ * instability on every rank alike). */
+double domain_min_time_step(const sim *s, double dt);
+
+/* Whether any rank was asked to stop (SIGINT/SIGTERM reach the ranks at different steps). */
+int domain_any(const sim *s, int flag);
+
+/* Particles on every rank together. */
+size_t domain_total_particles(const sim *s);
+
+/* Collects every rank's particles into the root's s->p (ids unchanged, ranks one after another)
+ * for output and checkpoints; the other ranks keep theirs. domain_ungather gives the root its own
+ * back. */
+int domain_gather(sim *s, sl_err *err);
+void domain_ungather(sim *s);
+
+/* ---- the schemes' steps ------------------------------------------------------------------------- */
+
+/* The neighbour grid with the halo: migration (and balancing when due), the ghosts of the
+ * neighbouring slabs appended to s->p, then the backend's build_cells. On one rank: build_cells. */
+int domain_build_cells(sim *s, sl_err *err);
+
+/* The ghosts' fields sent again by their owners, in place (no sort): before a neighbour pass that
+ * reads what an earlier pass of the same step changed (explicit MPS: the collision's positions, the
+ * pressure). Valid between domain_build_cells and domain_drop_halo. */
+int domain_refresh_halo(sim *s, sl_err *err);
+
+/* Removes the ghosts after the neighbour passes, keeping the particles' order and the neighbour
+ * grid consistent (what the passes wrote stays with this rank's particles). */
+int domain_drop_halo(sim *s, sl_err *err);
+
+#endif

@@ -1,0 +1,111 @@
+/* domain_single.c: the domain interface of a build without MPI: one rank, every call a no-op. */
+#include "domain.h"
+
+
+void domain_start(int *argc, char ***argv, int *rank, int *size)
+{
+    (void)argc;
+    (void)argv;
+    *rank = 0;
+    *size = 1;
+}
+
+int domain_local_rank(void)
+{
+    return 0;
+}
+
+int domain_attach(sim *s, sl_err *err)
+{
+    (void)err;
+    s->domain = NULL;
+    return SL_OK;
+}
+
+int domain_agree_status(int rc, int *first_failed)
+{
+    *first_failed = rc ? 0 : -1;
+    return rc;
+}
+
+void domain_abort(const sim *s, int rc, const char *msg)
+{
+    (void)s;
+    (void)rc;
+    (void)msg;
+}
+
+void domain_describe(const sim *s, char *buf, size_t len)
+{
+    (void)s;
+    if (len)
+        buf[0] = 0;
+}
+
+void domain_detach(sim *s)
+{
+    s->domain = NULL;
+}
+
+void domain_finish(void) {}
+
+int domain_is_root(const sim *s)
+{
+    (void)s;
+    return 1;
+}
+
+int domain_distribute(sim *s, sl_err *err)
+{
+    (void)s;
+    (void)err;
+    return SL_OK;
+}
+
+double domain_min_time_step(const sim *s, double dt)
+{
+    (void)s;
+    return dt;
+}
+
+int domain_any(const sim *s, int flag)
+{
+    (void)s;
+    return flag;
+}
+
+size_t domain_total_particles(const sim *s)
+{
+    return s->p.n;
+}
+
+int domain_gather(sim *s, sl_err *err)
+{
+    (void)s;
+    (void)err;
+    return SL_OK;
+}
+
+void domain_ungather(sim *s)
+{
+    (void)s;
+}
+
+int domain_build_cells(sim *s, sl_err *err)
+{
+    return s->be->build_cells(s, err);
+}
+
+int domain_refresh_halo(sim *s, sl_err *err)
+{
+    (void)s;
+    (void)err;
+    return SL_OK;
+}
+
+int domain_drop_halo(sim *s, sl_err *err)
+{
+    (void)s;
+    (void)err;
+    return SL_OK;
+}

@@ -1,0 +1,232 @@
+/* mpi_domain.c: the MPI domain's life (start, attach, abort, detach) and the collectives the engine
+ * needs (time step, stop, counts). */
+#include "mpi_domain.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int mpi_started;
+
+/* mpirun (Open MPI, MPICH/Hydra, PMIx launchers) leaves one of these in every rank's environment;
+ * a process started without it runs on one rank without touching MPI, exactly as a build without it. */
+static int launched_by_mpirun(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"};
+    for (size_t k = 0; k < sizeof vars / sizeof vars[0]; ++k)
+        if (getenv(vars[k]))
+            return 1;
+    return 0;
+}
+
+void domain_start(int *argc, char ***argv, int *rank, int *size)
+{
+    *rank = 0;
+    *size = 1;
+    if (!launched_by_mpirun())
+        return;
+    MPI_Init(argc, argv);
+    mpi_started = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+}
+
+void domain_finish(void)
+{
+    if (mpi_started)
+        MPI_Finalize();
+    mpi_started = 0;
+}
+
+int domain_agree_status(int rc, int *first_failed)
+{
+    *first_failed = rc ? 0 : -1;
+    if (!mpi_started)
+        return rc;
+    int size, rank;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    /* the lowest failing rank and the worst status, in one reduction: (failed ? rank : size), rc */
+    int mine[2] = {rc ? rank : size, -rc}, all[2];
+    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    *first_failed = all[0] < size ? all[0] : -1;
+    return -all[1];
+}
+
+void domain_abort(const sim *s, int rc, const char *msg)
+{
+    if (!mpi_started)
+        return;
+    int size, rank;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (size < 2)
+        return;
+    (void)s;
+    fprintf(stderr, "sluice: rank %d of %d: %s\nsluice: stopping every rank\n", rank, size, msg);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, rc ? rc : 1);
+}
+
+int domain_local_rank(void)
+{
+    if (!mpi_started)
+        return 0;
+    MPI_Comm host;
+    int rank = 0;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) == MPI_SUCCESS) {
+        MPI_Comm_rank(host, &rank);
+        MPI_Comm_free(&host);
+    }
+    return rank;
+}
+
+/* ---- attaching: what several ranks run ---------------------------------------------------------- */
+
+static int refuse(const sim *s, sl_err *err, const char *key, const char *what)
+{
+    return sl_fail(err, SL_ERR_INPUT,
+                   "%s: key '%s': %s does not run on several MPI ranks yet (on several ranks: "
+                   "simulation.method \"wcsph\" with numerics.boundary \"dbc\", or \"emps\"); run it "
+                   "without mpirun or with -np 1",
+                   s->sc->path, key, what);
+}
+
+/* The longest axis that does not wrap around: ghosts across a periodic seam would need images. */
+static int slab_axis(const sim *s)
+{
+    int best = -1;
+    for (int a = 0; a < s->sc->dim; ++a) {
+        if ((s->g.view.periodic >> a) & 1u)
+            continue;
+        if (best < 0 || s->g.interior[a] > s->g.interior[best])
+            best = a;
+    }
+    return best;
+}
+
+int domain_attach(sim *s, sl_err *err)
+{
+    s->domain = NULL;
+    if (!mpi_started)
+        return SL_OK;
+    int size, rank;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (size < 2)
+        return SL_OK;
+    const scene *sc = s->sc;
+    /* semi-implicit MPS would need its Poisson solve across ranks (a distributed Krylov driver) */
+    if (strcmp(s->sch->name, "wcsph") != 0 && strcmp(s->sch->name, "emps") != 0)
+        return sl_fail(err, SL_ERR_INPUT,
+                       "%s: key 'simulation.method': \"%s\" does not run on several MPI ranks yet "
+                       "(accepted on several ranks: \"wcsph\", \"emps\"); run it without mpirun or with -np 1",
+                       sc->path, s->sch->name);
+    if (strcmp(s->sch->name, "wcsph") == 0 && sc->boundary == WALL_MODEL_MDBC)
+        return refuse(s, err, "numerics.boundary", "\"mdbc\" (its wall density is extrapolated from beyond the halo)");
+    if (s->floating)
+        return refuse(s, err, "geometry.floating", "a floating body (its force is a sum over every rank)");
+    int axis = slab_axis(s);
+    if (axis < 0)
+        return sl_fail(err, SL_ERR_INPUT, "%s:%d: key 'simulation.periodic': every axis is periodic; several "
+                       "MPI ranks need one that is not, to cut the domain along it", sc->path, sc->periodic_line);
+    int band = s->g.ndiv, ncols = s->g.interior[axis];
+    if (ncols < size * band)
+        return sl_fail(err, SL_ERR_INPUT,
+                       "%s: key 'simulation.domain_max': %d MPI ranks need at least %d neighbour cells along %c, "
+                       "one interaction radius per rank (the domain has %d of %g m); run on at most %d ranks",
+                       sc->path, size, size * band, "xyz"[axis], ncols, s->g.view.cell_size[axis], ncols / band);
+    struct domain *d = calloc(1, sizeof *d);
+    if (!d || !(d->first = calloc((size_t)size + 1, sizeof *d->first)) ||
+        !(d->counts = calloc(4 * (size_t)size, sizeof *d->counts))) {
+        if (d)
+            free(d->first);
+        free(d);
+        return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the MPI domain");
+    }
+    d->comm = MPI_COMM_WORLD;
+    d->rank = rank;
+    d->size = size;
+    d->axis = axis;
+    d->ncols = ncols;
+    d->band = band;
+    d->origin = s->g.view.origin[axis];
+    d->width = s->g.view.cell_size[axis];
+    s->domain = d;
+    return SL_OK;
+}
+
+void domain_describe(const sim *s, char *buf, size_t len)
+{
+    const struct domain *d = s->domain;
+    if (!len)
+        return;
+    buf[0] = 0;
+    if (!d)
+        return;
+    int w = snprintf(buf, len, "%d MPI ranks, slabs along %c cut at cell columns", d->size, "xyz"[d->axis]);
+    for (int r = 1; r < d->size && w > 0 && (size_t)w < len; ++r)
+        w += snprintf(buf + w, len - (size_t)w, " %d", d->first[r]);
+    if (w > 0 && (size_t)w < len)
+        w += snprintf(buf + w, len - (size_t)w, " of %d (%.4g m wide); particles per rank", d->ncols, d->width);
+    long long mine = (long long)s->p.n, *all = malloc((size_t)d->size * sizeof *all);
+    if (!all)
+        return;
+    MPI_Allgather(&mine, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, d->comm);
+    for (int r = 0; r < d->size && w > 0 && (size_t)w < len; ++r)
+        w += snprintf(buf + w, len - (size_t)w, " %lld", all[r]);
+    free(all);
+}
+
+void domain_detach(sim *s)
+{
+    struct domain *d = s->domain;
+    if (!d)
+        return;
+    domain_ungather(s);
+    free(d->first);
+    free(d->counts);
+    free(d->idx);
+    free(d->dest);
+    free(d->sendbuf);
+    free(d->recvbuf);
+    free(d->plan_idx);
+    free(d->plan_slot);
+    free(d->plan_dest);
+    free(d);
+    s->domain = NULL;
+}
+
+/* ---- the engine's collectives ----------------------------------------------------------------- */
+
+int domain_is_root(const sim *s)
+{
+    return !s->domain || s->domain->rank == 0;
+}
+
+double domain_min_time_step(const sim *s, double dt)
+{
+    if (!s->domain)
+        return dt;
+    double mine = dt == dt ? dt : 0.0, all;
+    MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MIN, s->domain->comm);
+    return all;
+}
+
+int domain_any(const sim *s, int flag)
+{
+    if (!s->domain)
+        return flag;
+    int mine = flag != 0, all;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, s->domain->comm);
+    return all;
+}
+
+size_t domain_total_particles(const sim *s)
+{
+    if (!s->domain)
+        return s->p.n;
+    unsigned long long mine = s->p.n, all;
+    MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, s->domain->comm);
+    return (size_t)all;
+}

@@ -1,0 +1,87 @@
+/* mpi_domain.h: the MPI domain's state, shared by its files: mpi_domain.c (start, attach, the
+ * engine's collectives), mpi_slabs.c (cuts, balance, migration), mpi_halo.c (the ghosts),
+ * mpi_exchange.c (particles as records between ranks), mpi_gather.c (the whole state on the root). */
+#ifndef SLUICE_MPI_DOMAIN_H
+#define SLUICE_MPI_DOMAIN_H
+
+#include "domain.h"
+
+#include <mpi.h>
+#include <stdint.h>
+
+/* Steps between balancing checks that move the cuts even when the counts agree within
+ * DOMAIN_IMBALANCE (the flow may have moved without the counts showing it yet). */
+enum { DOMAIN_BALANCE_EVERY = 100 };
+#define DOMAIN_IMBALANCE 1.10 /* largest rank's count over the mean that moves the cuts at once */
+
+struct domain {
+    MPI_Comm comm;
+    int rank, size;
+    int axis;          /* the slab axis */
+    int ncols;         /* the neighbour grid's interior cell columns along it */
+    int band;          /* cell columns within one interaction radius: a slab's ghost band */
+    int *first;        /* [size + 1]: rank r owns cell columns [first[r], first[r + 1]) */
+    double origin;     /* the grid's first interior cell along the axis, m */
+    double width;      /* its cells' width along the axis, m */
+    long checked_step; /* the step whose balance was last checked */
+    long balanced_step;
+    size_t ghosts;     /* ghosts appended by the last exchange (0 once dropped) */
+    particles own;     /* the root's own particles while it holds everyone's (domain_gather) */
+    int gathered;
+    /* the halo's plan, from domain_build_cells until the ghosts are dropped: the owned particles
+     * each neighbour holds as ghosts (plan_idx, plan_dest; plan_send of them, in the order sent) and
+     * the slots of this rank's ghosts in the order the neighbours send them (plan_slot, plan_recv) */
+    int planned;
+    int32_t *plan_idx, *plan_slot;
+    int *plan_dest;
+    size_t plan_send, plan_recv, plan_cap;
+    /* scratch, grown as needed */
+    int32_t *idx;
+    int *dest;
+    size_t cap;
+    unsigned char *sendbuf, *recvbuf;
+    size_t sendcap, recvcap;
+    int *counts;       /* [4 size]: send counts, send offsets, receive counts, receive offsets */
+};
+
+/* The MPI type of `real`. */
+#define DOMAIN_MPI_REAL (sizeof(real) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT)
+
+/* The cell column of a position along the slab axis, clamped to [0, ncols); -1 for NaN. The
+ * arithmetic is the grid's (nbr_view_cell_of), so a slab's particles are exactly its cells'. */
+int domain_column(const struct domain *d, real x);
+
+/* The rank whose slab holds column col (>= 0). */
+int domain_owner(const struct domain *d, int col);
+
+/* Sends particle idx[k] to rank dest[k] (k < m) and appends what the other ranks send to s->p.
+ * as_ghost: copies whose id is sent as -1 - id (the particles stay here); otherwise the particles
+ * move (removed here). */
+int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_err *err);
+
+/* Sends the id of particle idx[k] to rank dest[k] (k < m); *nrecv ids arrive in *ids (d->recvbuf,
+ * valid until the next exchange), those of lower ranks first, each rank's in its order. */
+int domain_exchange_ids(struct domain *d, const particles *p, const int32_t *idx, const int *dest, size_t m,
+                        int32_t **ids, size_t *nrecv, sl_err *err);
+
+/* Sends particle d->idx[k] to rank d->dest[k] (k < m) again and writes the records that arrive into
+ * the slots slot[0 .. nslots), in the order they arrive; each slot's id must be the record's. */
+int domain_overwrite_particles(struct domain *d, particles *p, size_t m, const int32_t *slot, size_t nslots,
+                               sl_err *err);
+
+/* Moves the cuts when the counts drift apart, or every DOMAIN_BALANCE_EVERY steps (mpi_slabs.c). */
+int domain_balance_if_due(struct domain *d, sim *s, sl_err *err);
+
+/* Sends every particle whose column another rank owns to that rank (mpi_slabs.c). */
+int domain_migrate(struct domain *d, sim *s, sl_err *err);
+
+/* Makes d->idx and d->dest hold n entries. */
+int domain_reserve(struct domain *d, size_t n, sl_err *err);
+
+/* s->p keeps the particles whose keep[i] is set, in their order; returns how many. */
+size_t domain_compact(particles *p, const uint8_t *keep, int32_t *cell);
+
+/* After s->p changed size: the neighbour grid's scratch arrays follow at its next build. */
+void domain_particles_resized(sim *s);
+
+#endif

@@ -1,0 +1,240 @@
+/* mpi_exchange.c: particles sent between ranks as records (migration, ghosts, their refresh): a
+ * particle travels as its persistent fields, id, type and tag; the rates (transient fields) are not
+ * sent, every force pass writes them again after the cells are rebuilt. */
+#include "mpi_domain.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int domain_column(const struct domain *d, real x)
+{
+    double f = ((double)x - d->origin) / d->width;
+    if (!(f == f))
+        return -1;
+    if (f < 0)
+        return 0;
+    if (f >= d->ncols)
+        return d->ncols - 1;
+    return (int)f;
+}
+
+int domain_owner(const struct domain *d, int col)
+{
+    int lo = 0, hi = d->size - 1; /* the last r with first[r] <= col */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (d->first[mid] <= col)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+int domain_reserve(struct domain *d, size_t n, sl_err *err)
+{
+    if (n <= d->cap)
+        return SL_OK;
+    size_t cap = n + n / 4 + 64;
+    int32_t *idx = realloc(d->idx, cap * sizeof *idx);
+    if (idx)
+        d->idx = idx;
+    int *dest = realloc(d->dest, cap * sizeof *dest);
+    if (dest)
+        d->dest = dest;
+    if (!idx || !dest)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles", n);
+    d->cap = cap;
+    return SL_OK;
+}
+
+void domain_particles_resized(sim *s)
+{
+    /* The sort swaps field arrays with its scratch array (nbr_grid_build), which must therefore be
+     * as long as the fields: a capacity of 0 makes the next build allocate it for the new count. */
+    s->g.cap = 0;
+}
+
+size_t domain_compact(particles *p, const uint8_t *keep, int32_t *cell)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < p->n; ++i) {
+        if (!keep[i])
+            continue;
+        if (j != i) {
+            for (int k = 0; k < p->nfields; ++k)
+                p->f[k][j] = p->f[k][i];
+            p->id[j] = p->id[i];
+            p->type[j] = p->type[i];
+            p->tag[j] = p->tag[i];
+            if (cell)
+                cell[j] = cell[i];
+        }
+        ++j;
+    }
+    p->n = j;
+    return j;
+}
+
+static int grow(unsigned char **buf, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return 0;
+    size_t c = n + n / 4 + 4096;
+    unsigned char *b = realloc(*buf, c);
+    if (!b)
+        return -1;
+    *buf = b;
+    *cap = c;
+    return 0;
+}
+
+static size_t record_bytes(const particles *p)
+{
+    size_t b = sizeof(int32_t) + 2;
+    for (int k = 0; k < p->nfields; ++k)
+        if (!p->transient[k])
+            b += sizeof(real);
+    return b;
+}
+
+static void pack(const particles *p, size_t i, int as_ghost, unsigned char *r)
+{
+    for (int k = 0; k < p->nfields; ++k)
+        if (!p->transient[k]) {
+            memcpy(r, &p->f[k][i], sizeof(real));
+            r += sizeof(real);
+        }
+    int32_t id = as_ghost ? -1 - p->id[i] : p->id[i];
+    memcpy(r, &id, sizeof id);
+    r[sizeof id] = p->type[i];
+    r[sizeof id + 1] = p->tag[i];
+}
+
+static void unpack(particles *p, size_t i, const unsigned char *r)
+{
+    for (int k = 0; k < p->nfields; ++k) {
+        if (p->transient[k]) {
+            p->f[k][i] = 0;
+            continue;
+        }
+        memcpy(&p->f[k][i], r, sizeof(real));
+        r += sizeof(real);
+    }
+    memcpy(&p->id[i], r, sizeof p->id[i]);
+    p->type[i] = r[sizeof p->id[i]];
+    p->tag[i] = r[sizeof p->id[i] + 1];
+}
+
+/* Sends particle d->idx[k] to rank d->dest[k] (k < m) as records; *nrecv records arrive in
+ * d->recvbuf, those of lower ranks first, each rank's in its order. */
+static int exchange_records(struct domain *d, const particles *p, size_t m, int as_ghost, size_t *nrecv,
+                            sl_err *err)
+{
+    int R = d->size;
+    int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
+    size_t rb = record_bytes(p);
+    memset(scount, 0, (size_t)R * sizeof *scount);
+    for (size_t k = 0; k < m; ++k)
+        scount[d->dest[k]]++;
+    MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, d->comm);
+    size_t nsend = 0;
+    *nrecv = 0;
+    for (int r = 0; r < R; ++r) {
+        soff[r] = (int)nsend;
+        roff[r] = (int)*nrecv;
+        nsend += (size_t)scount[r];
+        *nrecv += (size_t)rcount[r];
+    }
+    if (grow(&d->sendbuf, &d->sendcap, nsend * rb) || grow(&d->recvbuf, &d->recvcap, *nrecv * rb))
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to exchange",
+                       nsend + *nrecv);
+    if ((nsend + *nrecv) * rb > (size_t)INT32_MAX)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles to exchange at once exceed MPI's "
+                       "int counts; run on more ranks", nsend + *nrecv);
+    /* records in destination order; the offsets advance as they fill and are set back after */
+    for (size_t k = 0; k < m; ++k)
+        pack(p, (size_t)d->idx[k], as_ghost, d->sendbuf + (size_t)soff[d->dest[k]]++ * rb);
+    for (int r = 0; r < R; ++r) {
+        soff[r] -= scount[r];
+        /* counts in bytes for the exchange */
+        scount[r] *= (int)rb;
+        soff[r] *= (int)rb;
+        rcount[r] *= (int)rb;
+        roff[r] *= (int)rb;
+    }
+    MPI_Alltoallv(d->sendbuf, scount, soff, MPI_BYTE, d->recvbuf, rcount, roff, MPI_BYTE, d->comm);
+    return SL_OK;
+}
+
+int domain_exchange_ids(struct domain *d, const particles *p, const int32_t *idx, const int *dest, size_t m,
+                        int32_t **ids, size_t *nrecv, sl_err *err)
+{
+    int R = d->size;
+    int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
+    memset(scount, 0, (size_t)R * sizeof *scount);
+    for (size_t k = 0; k < m; ++k)
+        scount[dest[k]]++;
+    MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, d->comm);
+    size_t nsend = 0;
+    *nrecv = 0;
+    for (int r = 0; r < R; ++r) {
+        soff[r] = (int)nsend;
+        roff[r] = (int)*nrecv;
+        nsend += (size_t)scount[r];
+        *nrecv += (size_t)rcount[r];
+    }
+    if (grow(&d->sendbuf, &d->sendcap, nsend * sizeof(int32_t)) ||
+        grow(&d->recvbuf, &d->recvcap, *nrecv * sizeof(int32_t)))
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu ids", nsend + *nrecv);
+    int32_t *out = (int32_t *)d->sendbuf;
+    for (size_t k = 0; k < m; ++k)
+        out[soff[dest[k]]++] = p->id[idx[k]];
+    for (int r = 0; r < R; ++r)
+        soff[r] -= scount[r];
+    *ids = (int32_t *)d->recvbuf;
+    MPI_Alltoallv(out, scount, soff, MPI_INT32_T, *ids, rcount, roff, MPI_INT32_T, d->comm);
+    return SL_OK;
+}
+
+int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_err *err)
+{
+    particles *p = &s->p;
+    size_t nrecv;
+    SL_TRY(exchange_records(d, p, m, as_ghost, &nrecv, err));
+    if (!as_ghost && m > 0) { /* the movers leave: keep the rest in order */
+        uint8_t *keep = malloc(p->n ? p->n : 1);
+        if (!keep)
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
+        memset(keep, 1, p->n);
+        for (size_t k = 0; k < m; ++k)
+            keep[d->idx[k]] = 0;
+        domain_compact(p, keep, NULL);
+        free(keep);
+    }
+    size_t n0 = p->n, rb = record_bytes(p);
+    SL_TRY(particles_resize(p, n0 + nrecv, err));
+    for (size_t k = 0; k < nrecv; ++k)
+        unpack(p, n0 + k, d->recvbuf + k * rb);
+    domain_particles_resized(s);
+    return SL_OK;
+}
+
+int domain_overwrite_particles(struct domain *d, particles *p, size_t m, const int32_t *slot, size_t nslots,
+                               sl_err *err)
+{
+    size_t nrecv, rb = record_bytes(p);
+    SL_TRY(exchange_records(d, p, m, 1, &nrecv, err));
+    if (nrecv != nslots)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d expected %zu ghosts and got %zu", d->rank, nslots,
+                       nrecv);
+    for (size_t k = 0; k < nrecv; ++k) {
+        size_t at = (size_t)slot[k];
+        int32_t id = p->id[at];
+        unpack(p, at, d->recvbuf + k * rb);
+        if (p->id[at] != id) /* the plan and the records disagree: a bug, not bad input */
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d: ghost slot %zu holds particle %ld, the "
+                           "refresh sent particle %ld", d->rank, at, (long)(-1 - id), (long)(-1 - p->id[at]));
+    }
+    return SL_OK;
+}

@@ -1,0 +1,111 @@
+/* mpi_slabs.c: the slabs of an MPI run: the first cuts, the balance by particle count, the migration
+ * of particles to the rank whose slab they entered. */
+#include "mpi_domain.h"
+
+#include "slab_cuts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Particles per cell column of this rank's particles (NaN positions are nobody's to count). */
+static int column_counts(const struct domain *d, const particles *p, int64_t *count)
+{
+    memset(count, 0, (size_t)d->ncols * sizeof *count);
+    const real *x = p->f[PF_X + d->axis];
+    for (size_t i = 0; i < p->n; ++i) {
+        int c = domain_column(d, x[i]);
+        if (c >= 0)
+            count[c]++;
+    }
+    return 0;
+}
+
+static int cut(struct domain *d, const int64_t *count, sl_err *err)
+{
+    if (slab_cuts(count, d->ncols, d->size, d->band, d->first))
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %d cell columns cannot give %d ranks %d each", d->ncols,
+                       d->size, d->band);
+    return SL_OK;
+}
+
+int domain_distribute(sim *s, sl_err *err)
+{
+    struct domain *d = s->domain;
+    if (!d)
+        return SL_OK;
+    particles *p = &s->p;
+    sim_sync_host(s);
+    /* every rank holds the same whole state: the same histogram, the same cuts, no message */
+    int64_t *count = malloc((size_t)d->ncols * sizeof *count);
+    uint8_t *keep = malloc(p->n ? p->n : 1);
+    if (!count || !keep) {
+        free(count);
+        free(keep);
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
+    }
+    column_counts(d, p, count);
+    int rc = cut(d, count, err);
+    const real *x = p->f[PF_X + d->axis];
+    for (size_t i = 0; i < p->n && rc == SL_OK; ++i) {
+        int c = domain_column(d, x[i]);
+        keep[i] = c < 0 ? d->rank == 0 : domain_owner(d, c) == d->rank;
+    }
+    free(count);
+    if (rc == SL_OK) {
+        domain_compact(p, keep, NULL);
+        rc = particles_resize(p, p->n, err);
+    }
+    free(keep);
+    if (rc)
+        return rc;
+    domain_particles_resized(s);
+    d->checked_step = d->balanced_step = s->step;
+    SL_TRY(sim_sync_device(s, err));
+    return s->be->build_cells(s, err);
+}
+
+/* Moves the cuts when the counts drift more than DOMAIN_IMBALANCE apart, or every
+ * DOMAIN_BALANCE_EVERY steps; checked once per step. */
+int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
+{
+    if (s->step == d->checked_step)
+        return SL_OK;
+    d->checked_step = s->step;
+    int R = d->size;
+    int64_t mine = (int64_t)s->p.n, *per_rank = malloc((size_t)R * sizeof *per_rank);
+    if (!per_rank)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
+    MPI_Allgather(&mine, 1, MPI_INT64_T, per_rank, 1, MPI_INT64_T, d->comm);
+    double imbalance = slab_imbalance(per_rank, R);
+    free(per_rank);
+    if (imbalance <= DOMAIN_IMBALANCE && s->step - d->balanced_step < DOMAIN_BALANCE_EVERY)
+        return SL_OK;
+    int64_t *count = malloc(2 * (size_t)d->ncols * sizeof *count);
+    if (!count)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
+    column_counts(d, &s->p, count);
+    MPI_Allreduce(count, count + d->ncols, d->ncols, MPI_INT64_T, MPI_SUM, d->comm);
+    int rc = cut(d, count + d->ncols, err);
+    free(count);
+    d->balanced_step = s->step;
+    return rc;
+}
+
+/* Particles whose column another rank owns go there (any rank: after the cuts moved, a particle may
+ * skip a neighbour). NaN positions stay: they are in the sink, wherever they are. */
+int domain_migrate(struct domain *d, sim *s, sl_err *err)
+{
+    particles *p = &s->p;
+    SL_TRY(domain_reserve(d, p->n, err));
+    const real *x = p->f[PF_X + d->axis];
+    size_t m = 0;
+    for (size_t i = 0; i < p->n; ++i) {
+        int c = domain_column(d, x[i]);
+        int r = c < 0 ? d->rank : domain_owner(d, c);
+        if (r != d->rank) {
+            d->idx[m] = (int32_t)i;
+            d->dest[m++] = r;
+        }
+    }
+    return domain_send_particles(d, s, m, 0, err);
+}
