@@ -197,8 +197,11 @@ static double momentum_run(const char *method, long n, double *handed)
 static void test_momentum_emps(void **state)
 {
     (void)state;
-    double handed, drift = momentum_run("emps", test_steps(1000, 100), &handed);
-    assert_true(handed > 0.05);
+    long n = test_steps(1000, 100);
+    double handed, drift = momentum_run("emps", n, &handed);
+    /* over 1,000 steps the body hands the water 72% of its momentum; the sanitizer's 100 steps see
+     * the start of it (0.26% measured): there it must have handed some, 0.1% */
+    assert_true(handed > (n >= 1000 ? 0.05 : 1e-3));
     assert_true(drift < 1e-5);
 }
 
