@@ -13,6 +13,10 @@
 #include "run/sim_create.h"
 
 
+#ifdef SLUICE_HAVE_CUDA
+#include "gpu/gpu_info.h"
+#endif
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -382,6 +386,17 @@ static void print_bodies_share(sim *s, double step_seconds, long steps)
            100.0 * place / step_seconds);
 }
 
+bench_machine bench_machine_here(int cpu, int threads)
+{
+#ifdef SLUICE_HAVE_CUDA
+    gpu_peak peak;
+    char name[64];
+    if (!cpu && gpu_peak_of_current(&peak, name, sizeof name) == 0)
+        return bench_machine_of(0, threads, &peak, name);
+#endif
+    return bench_machine_of(cpu, threads, NULL, NULL);
+}
+
 /* Warm-up, timed steps, then the same again with every phase timed. */
 static int bench_one(const bench_options *o, const backend *be, scene *sc, sl_err *err)
 {
@@ -436,7 +451,7 @@ static int bench_one(const bench_options *o, const backend *be, scene *sc, sl_er
     printf("  %.4g particle-steps/s   %.3f ns per particle-step   %.4f ms per step   %.0f %s bytes per particle\n",
            n / step_s, 1e9 * step_s / n, 1e3 * step_s, (double)bytes / n, be == &backend_cpu ? "host" : "device");
     print_work(&work);
-    bench_machine m = bench_machine_of(be == &backend_cpu, omp_get_max_threads());
+    bench_machine m = bench_machine_here(be == &backend_cpu, omp_get_max_threads());
     print_phases(&s, &work, &m, step_s, o->steps);
     print_bodies_share(&s, step_s, o->steps);
     if (s.sch->summary) {

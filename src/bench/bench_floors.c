@@ -11,6 +11,7 @@
 #include "schemes/registry.h"
 #include "physics/sph_forces.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define H200_FP32 67e12
@@ -19,19 +20,25 @@
 #define CPU_FLOP_PER_THREAD 6e9 /* 3 GHz x 2 flop/cycle */
 #define CPU_DRAM 20e9           /* nominal */
 
-bench_machine bench_machine_of(int cpu, int threads)
+bench_machine bench_machine_of(int cpu, int threads, const gpu_peak *gpu, const char *gpu_name)
 {
     bench_machine m;
+    const char *real_name = REAL_IS_DOUBLE ? "FP64" : "FP32";
     if (cpu) {
         m.peak_flops = CPU_FLOP_PER_THREAD * threads;
         m.bandwidth = CPU_DRAM;
-        m.peak_name = "CPU, scalar";
-        m.memory_name = "nominal DRAM";
+        snprintf(m.peak_name, sizeof m.peak_name, "CPU, scalar");
+        snprintf(m.memory_name, sizeof m.memory_name, "nominal DRAM");
+    } else if (gpu) {
+        m.peak_flops = REAL_IS_DOUBLE ? gpu->fp64 : gpu->fp32;
+        m.bandwidth = gpu->bandwidth;
+        snprintf(m.peak_name, sizeof m.peak_name, "%s %s", gpu_name, real_name);
+        snprintf(m.memory_name, sizeof m.memory_name, "%s memory", gpu_name);
     } else {
         m.peak_flops = REAL_IS_DOUBLE ? H200_FP64 : H200_FP32;
         m.bandwidth = H200_HBM;
-        m.peak_name = REAL_IS_DOUBLE ? "H200 FP64" : "H200 FP32";
-        m.memory_name = "H200 HBM3e";
+        snprintf(m.peak_name, sizeof m.peak_name, "H200 %s, assumed: the device did not tell its clocks", real_name);
+        snprintf(m.memory_name, sizeof m.memory_name, "H200 HBM3e, assumed");
     }
     return m;
 }

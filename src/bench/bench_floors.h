@@ -4,6 +4,7 @@
 #ifndef SLUICE_BENCH_FLOORS_H
 #define SLUICE_BENCH_FLOORS_H
 
+#include "gpu/gpu_peak.h"
 #include "base/real.h"
 #include "core/sim.h"
 
@@ -28,13 +29,14 @@ enum bench_mps_flop {
 
 /* Peak rates the floors are held to. */
 typedef struct bench_machine {
-    double peak_flops, bandwidth;       /* flop/s, bytes/s */
-    const char *peak_name, *memory_name;
+    double peak_flops, bandwidth; /* flop/s, bytes/s */
+    char peak_name[96], memory_name[96];
 } bench_machine;
 
-/* The CUDA backend's (H200: 67 Tflop/s FP32, 34 FP64, non-tensor; HBM3e 4.8 TB/s) or the CPU's
- * (threads x 3 GHz x 2 flop/cycle, scalar code; a nominal 20 GB/s). */
-bench_machine bench_machine_of(int cpu, int threads);
+/* The CPU's (threads x 3 GHz x 2 flop/cycle, scalar code; a nominal 20 GB/s), or the GPU's: `gpu`
+ * as its attributes give it (gpu/gpu_peak.h) under `gpu_name`, or without them (NULL) the H200's
+ * published figures (67 Tflop/s FP32, 34 FP64, non-tensor; HBM3e 4.8 TB/s), named as assumed. */
+bench_machine bench_machine_of(int cpu, int threads, const gpu_peak *gpu, const char *gpu_name);
 
 /* Per particle, averaged over the particles inside the domain: the candidates (every particle of
  * the forward-star runs, i included) and the neighbours within each of the scheme's radii (WCSPH:

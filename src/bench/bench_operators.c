@@ -20,6 +20,7 @@
  * caches) / 4.8 TB/s; for * the CPU backend at a nominal 20 GB/s. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_operators.h"
+#include "bench.h"
 #include "bench_floors.h"
 
 #include "core/backend.h"
@@ -400,7 +401,7 @@ int bench_operators_main(int argc, char **argv)
         fprintf(stderr, "sluice: %s\n", err.msg);
         return rc;
     }
-    bench_machine fl = bench_machine_of(be == &backend_cpu, omp_get_max_threads());
+    bench_machine fl = bench_machine_here(be == &backend_cpu, omp_get_max_threads());
     long n = (long)o.lattice * o.lattice * o.lattice;
     printf("MPS operators on a %d^3 lattice (%ld particles), l0 = %g m, re = %.1f l0, cells %.1f re / ndiv; %s; %s "
            "backend",

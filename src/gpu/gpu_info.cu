@@ -30,6 +30,26 @@ extern "C" int gpu_describe_devices(char *buf, size_t len)
     return count;
 }
 
+extern "C" int gpu_peak_of_current(gpu_peak *out, char *name, size_t len)
+{
+    int dev, major, minor, sms, clock_khz, mem_khz, bus;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ||
+        cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev) ||
+        cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev) ||
+        cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, dev) || clock_khz <= 0 || mem_khz <= 0 ||
+        bus <= 0) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    cudaDeviceProp prop;
+    if (name && len)
+        snprintf(name, len, "%s", cudaGetDeviceProperties(&prop, dev) == cudaSuccess ? prop.name : "GPU");
+    *out = gpu_peak_from(major, minor, sms, clock_khz, mem_khz, bus);
+    return 0;
+}
+
 extern "C" int gpu_use_device_of_rank(int local_rank)
 {
     int count = 0;
