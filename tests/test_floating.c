@@ -306,17 +306,6 @@ static void test_archimedes_2d(void **state)
     "  { type = \"obstacle\"; min = [0.26, 0.16]; max = [0.34, 0.24]; layers = 2;\n"                      \
     "    floating = { density = 700.0; velocity = [0.5, 0.2]; omega = 1.0; }; } );\n"
 
-static void momentum(const sim *s, double p[2])
-{
-    p[0] = p[1] = 0;
-    for (size_t i = 0; i < s->p.n; ++i)
-        if (s->p.type[i] == PT_FLUID)
-            for (int a = 0; a < 2; ++a)
-                p[a] += (double)s->P.mass * s->p.f[PF_VX + a][i];
-    for (int a = 0; a < 2; ++a)
-        p[a] += s->floating->props[0].mass * s->floating->state[0].v[a];
-}
-
 static void test_momentum_no_gravity(void **state)
 {
     (void)state;
@@ -324,7 +313,7 @@ static void test_momentum_no_gravity(void **state)
     sim s;
     load_sim_string(MOMENTUM_SCENE, &sc, &s);
     double p0[2], p1[2], pb0 = s.floating->props[0].mass * s.floating->state[0].v[0];
-    momentum(&s, p0);
+    fluid_and_body_momentum_2d(&s, p0);
     long steps = test_steps(1000, 100);
     sl_err err;
     for (long k = 0; k < steps; ++k) {
@@ -334,7 +323,7 @@ static void test_momentum_no_gravity(void **state)
         s.t += dt;
         s.step++;
     }
-    momentum(&s, p1);
+    fluid_and_body_momentum_2d(&s, p1);
     double pb = s.floating->props[0].mass * s.floating->state[0].v[0];
     double scale = hypot(p0[0], p0[1]), drift = hypot(p1[0] - p0[0], p1[1] - p0[1]);
     print_message("momentum over %ld steps (t = %.3f s): body x %.6g -> %.6g; total (%.9g, %.9g) -> (%.9g, %.9g): "

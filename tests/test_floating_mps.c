@@ -156,17 +156,6 @@ static void test_reaction_emps(void **state)
 
 /* ---- momentum ---------------------------------------------------------------------------------- */
 
-static void momentum(const sim *s, double p[2])
-{
-    p[0] = p[1] = 0;
-    for (size_t i = 0; i < s->p.n; ++i)
-        if (s->p.type[i] == PT_FLUID)
-            for (int a = 0; a < 2; ++a)
-                p[a] += (double)s->P.mass * s->p.f[PF_VX + a][i];
-    for (int a = 0; a < 2; ++a)
-        p[a] += s->floating->props[0].mass * s->floating->state[0].v[a];
-}
-
 /* Explicit MPS: every pair term of its step is antisymmetric (the symmetric gradient, the Laplacian,
  * the collisions) and the body takes each one's reaction at the same state, in the same Euler step:
  * the total momentum stays at its start up to round-off: within 1e-5 of the body's initial momentum
@@ -181,9 +170,9 @@ static double momentum_run(const char *method, long n, double *handed)
     sim s;
     load_momentum(method, "", &sc, &s);
     double p0[2], p1[2], pb0 = s.floating->props[0].mass * s.floating->state[0].v[0];
-    momentum(&s, p0);
+    fluid_and_body_momentum_2d(&s, p0);
     steps(&s, n);
-    momentum(&s, p1);
+    fluid_and_body_momentum_2d(&s, p1);
     double pb = s.floating->props[0].mass * s.floating->state[0].v[0];
     double scale = hypot(p0[0], p0[1]), drift = hypot(p1[0] - p0[0], p1[1] - p0[1]);
     print_message("%s: momentum over %ld steps (t = %.3f s): body x %.6g -> %.6g; total (%.9g, %.9g) -> (%.9g, "

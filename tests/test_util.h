@@ -123,4 +123,19 @@ static inline void remove_tree(const char *dir)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The x and y momentum of the fluid particles and of floating body 0 together (2D scenes with one
+ * body; needs core/floating.h). */
+#ifdef SLUICE_FLOATING_H
+static inline void fluid_and_body_momentum_2d(const sim *s, double p[2])
+{
+    p[0] = p[1] = 0;
+    for (size_t i = 0; i < s->p.n; ++i)
+        if (s->p.type[i] == PT_FLUID)
+            for (int a = 0; a < 2; ++a)
+                p[a] += (double)s->P.mass * s->p.f[PF_VX + a][i];
+    for (int a = 0; a < 2; ++a)
+        p[a] += s->floating->props[0].mass * s->floating->state[0].v[a];
+}
+#endif
+
 #endif
