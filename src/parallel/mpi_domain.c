@@ -2,6 +2,9 @@
  * needs (time step, stop, counts). */
 #include "mpi_domain.h"
 
+#include "boundary/boundary.h"
+
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,8 +90,7 @@ static int refuse(const sim *s, sl_err *err, const char *key, const char *what)
 {
     return sl_fail(err, SL_ERR_INPUT,
                    "%s: key '%s': %s does not run on several MPI ranks yet (on several ranks: "
-                   "simulation.method \"wcsph\" with numerics.boundary \"dbc\", or \"emps\"); run it "
-                   "without mpirun or with -np 1",
+                   "simulation.method \"wcsph\" or \"emps\"); run it without mpirun or with -np 1",
                    s->sc->path, key, what);
 }
 
@@ -122,19 +124,19 @@ int domain_attach(sim *s, sl_err *err)
                        "%s: key 'simulation.method': \"%s\" does not run on several MPI ranks yet "
                        "(accepted on several ranks: \"wcsph\", \"emps\"); run it without mpirun or with -np 1",
                        sc->path, s->sch->name);
-    if (strcmp(s->sch->name, "wcsph") == 0 && sc->boundary == WALL_MODEL_MDBC)
-        return refuse(s, err, "numerics.boundary", "\"mdbc\" (its wall density is extrapolated from beyond the halo)");
     if (s->floating)
         return refuse(s, err, "geometry.floating", "a floating body (its force is a sum over every rank)");
     int axis = slab_axis(s);
     if (axis < 0)
         return sl_fail(err, SL_ERR_INPUT, "%s:%d: key 'simulation.periodic': every axis is periodic; several "
                        "MPI ranks need one that is not, to cut the domain along it", sc->path, sc->periodic_line);
-    int band = s->g.ndiv, ncols = s->g.interior[axis];
+    /* ghosts within one interaction radius, and as far again as a wall model's passes reach beyond it */
+    double reach = s->bnd && s->bnd->reach ? s->bnd->reach(s) : 0.0;
+    int band = s->g.ndiv + (int)ceil(reach / s->g.view.cell_size[axis] - 1e-9), ncols = s->g.interior[axis];
     if (ncols < size * band)
         return sl_fail(err, SL_ERR_INPUT,
                        "%s: key 'simulation.domain_max': %d MPI ranks need at least %d neighbour cells along %c, "
-                       "one interaction radius per rank (the domain has %d of %g m); run on at most %d ranks",
+                       "a ghost band per rank (the domain has %d of %g m); run on at most %d ranks",
                        sc->path, size, size * band, "xyz"[axis], ncols, s->g.view.cell_size[axis], ncols / band);
     struct domain *d = calloc(1, sizeof *d);
     if (!d || !(d->first = calloc((size_t)size + 1, sizeof *d->first)) ||

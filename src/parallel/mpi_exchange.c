@@ -89,19 +89,21 @@ static int grow(unsigned char **buf, size_t *cap, size_t n)
     return 0;
 }
 
-static size_t record_bytes(const particles *p)
+/* A record holds the persistent fields, or every field (all: a refresh, after passes that wrote
+ * transient fields a neighbour pass reads, such as mDBC's no-slip wall velocities). */
+static size_t record_bytes(const particles *p, int all)
 {
     size_t b = sizeof(int32_t) + 2;
     for (int k = 0; k < p->nfields; ++k)
-        if (!p->transient[k])
+        if (all || !p->transient[k])
             b += sizeof(real);
     return b;
 }
 
-static void pack(const particles *p, size_t i, int as_ghost, unsigned char *r)
+static void pack(const particles *p, size_t i, int as_ghost, int all, unsigned char *r)
 {
     for (int k = 0; k < p->nfields; ++k)
-        if (!p->transient[k]) {
+        if (all || !p->transient[k]) {
             memcpy(r, &p->f[k][i], sizeof(real));
             r += sizeof(real);
         }
@@ -111,10 +113,10 @@ static void pack(const particles *p, size_t i, int as_ghost, unsigned char *r)
     r[sizeof id + 1] = p->tag[i];
 }
 
-static void unpack(particles *p, size_t i, const unsigned char *r)
+static void unpack(particles *p, size_t i, int all, const unsigned char *r)
 {
     for (int k = 0; k < p->nfields; ++k) {
-        if (p->transient[k]) {
+        if (!all && p->transient[k]) {
             p->f[k][i] = 0;
             continue;
         }
@@ -128,12 +130,12 @@ static void unpack(particles *p, size_t i, const unsigned char *r)
 
 /* Sends particle d->idx[k] to rank d->dest[k] (k < m) as records; *nrecv records arrive in
  * d->recvbuf, those of lower ranks first, each rank's in its order. */
-static int exchange_records(struct domain *d, const particles *p, size_t m, int as_ghost, size_t *nrecv,
+static int exchange_records(struct domain *d, const particles *p, size_t m, int as_ghost, int all, size_t *nrecv,
                             sl_err *err)
 {
     int R = d->size;
     int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
-    size_t rb = record_bytes(p);
+    size_t rb = record_bytes(p, all);
     memset(scount, 0, (size_t)R * sizeof *scount);
     for (size_t k = 0; k < m; ++k)
         scount[d->dest[k]]++;
@@ -154,7 +156,7 @@ static int exchange_records(struct domain *d, const particles *p, size_t m, int 
                        "int counts; run on more ranks", nsend + *nrecv);
     /* records in destination order; the offsets advance as they fill and are set back after */
     for (size_t k = 0; k < m; ++k)
-        pack(p, (size_t)d->idx[k], as_ghost, d->sendbuf + (size_t)soff[d->dest[k]]++ * rb);
+        pack(p, (size_t)d->idx[k], as_ghost, all, d->sendbuf + (size_t)soff[d->dest[k]]++ * rb);
     for (int r = 0; r < R; ++r) {
         soff[r] -= scount[r];
         /* counts in bytes for the exchange */
@@ -201,7 +203,7 @@ int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_e
 {
     particles *p = &s->p;
     size_t nrecv;
-    SL_TRY(exchange_records(d, p, m, as_ghost, &nrecv, err));
+    SL_TRY(exchange_records(d, p, m, as_ghost, 0, &nrecv, err));
     if (!as_ghost && m > 0) { /* the movers leave: keep the rest in order */
         uint8_t *keep = malloc(p->n ? p->n : 1);
         if (!keep)
@@ -212,10 +214,10 @@ int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_e
         domain_compact(p, keep, NULL);
         free(keep);
     }
-    size_t n0 = p->n, rb = record_bytes(p);
+    size_t n0 = p->n, rb = record_bytes(p, 0);
     SL_TRY(particles_resize(p, n0 + nrecv, err));
     for (size_t k = 0; k < nrecv; ++k)
-        unpack(p, n0 + k, d->recvbuf + k * rb);
+        unpack(p, n0 + k, 0, d->recvbuf + k * rb);
     domain_particles_resized(s);
     return SL_OK;
 }
@@ -223,15 +225,15 @@ int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_e
 int domain_overwrite_particles(struct domain *d, particles *p, size_t m, const int32_t *slot, size_t nslots,
                                sl_err *err)
 {
-    size_t nrecv, rb = record_bytes(p);
-    SL_TRY(exchange_records(d, p, m, 1, &nrecv, err));
+    size_t nrecv, rb = record_bytes(p, 1);
+    SL_TRY(exchange_records(d, p, m, 1, 1, &nrecv, err));
     if (nrecv != nslots)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d expected %zu ghosts and got %zu", d->rank, nslots,
                        nrecv);
     for (size_t k = 0; k < nrecv; ++k) {
         size_t at = (size_t)slot[k];
         int32_t id = p->id[at];
-        unpack(p, at, d->recvbuf + k * rb);
+        unpack(p, at, 1, d->recvbuf + k * rb);
         if (p->id[at] != id) /* the plan and the records disagree: a bug, not bad input */
             return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d: ghost slot %zu holds particle %ld, the "
                            "refresh sent particle %ld", d->rank, at, (long)(-1 - id), (long)(-1 - p->id[at]));
