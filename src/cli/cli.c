@@ -341,10 +341,18 @@ static int cmd_run(int argc, char **argv)
     }
     if (rank > 0)
         o.quiet = 1; /* the root speaks for the run */
+    if (size > 1) {
+        int host_rank, host_ranks;
+        domain_host_ranks(&host_rank, &host_ranks);
+        /* the host's cores shared among its ranks, unless the user said how many */
+        if (o.threads <= 0 && !getenv("OMP_NUM_THREADS")) {
+            int share = omp_get_num_procs() / host_ranks;
+            omp_set_num_threads(share > 1 ? share : 1);
+        }
 #ifdef SLUICE_HAVE_CUDA
-    if (size > 1) /* one GPU per rank of a host, before the backend touches one */
-        gpu_use_device_of_rank(domain_local_rank());
+        gpu_use_device_of_rank(host_rank); /* one GPU per rank of a host, before the backend takes one */
 #endif
+    }
     rc = run_scene(&o, rank, size);
     domain_finish();
     return rc;

@@ -24,8 +24,9 @@
  * process's rank and the number of ranks; 0 and 1 otherwise, or in a build without MPI. */
 void domain_start(int *argc, char ***argv, int *rank, int *size);
 
-/* This rank's number among the ranks of its host (which GPU it takes); 0 on one rank. */
-int domain_local_rank(void);
+/* This rank's number among the ranks of its host (which GPU it takes) and how many ranks share the
+ * host (how many cores each takes); 0 and 1 on one rank. */
+void domain_host_ranks(int *rank, int *count);
 
 /* Gives s a domain over the ranks started by domain_start (nothing on one rank). Fails with a
  * message naming the scene key when the scene asks for what several ranks do not run yet. The

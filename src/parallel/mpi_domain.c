@@ -71,17 +71,18 @@ void domain_abort(const sim *s, int rc, const char *msg)
     MPI_Abort(MPI_COMM_WORLD, rc ? rc : 1);
 }
 
-int domain_local_rank(void)
+void domain_host_ranks(int *rank, int *count)
 {
+    *rank = 0;
+    *count = 1;
     if (!mpi_started)
-        return 0;
+        return;
     MPI_Comm host;
-    int rank = 0;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) == MPI_SUCCESS) {
-        MPI_Comm_rank(host, &rank);
+        MPI_Comm_rank(host, rank);
+        MPI_Comm_size(host, count);
         MPI_Comm_free(&host);
     }
-    return rank;
 }
 
 /* ---- attaching: what several ranks run ---------------------------------------------------------- */

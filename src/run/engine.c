@@ -154,7 +154,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     sigaction(SIGTERM, &sa, &old_term);
 
     progress pr;
-    progress_start(&pr, stderr, o->quiet, s->t, end, (double)s->p.n);
+    progress_start(&pr, stderr, o->quiet, s->t, end, (double)domain_total_particles(s));
     double wall0 = progress_now();
     long steps0 = s->step;
     double dt_first = 0;
