@@ -62,6 +62,20 @@ agree() { # agree NAME DIR_A DIR_B TOL_DP: the last snapshots within TOL_DP, the
     fi
 }
 
+# against_one NAME CFG NP TOL RUN_ARGS...: CFG on one rank (once for the same CFG and RUN_ARGS) and
+# on NP ranks, then agree; the two directories are left in $one and $many
+against_one() {
+    local name=$1 cfg=$2 np=$3 tol=$4
+    shift 4
+    local tag
+    tag=$(echo "$cfg $*" | tr -c 'a-zA-Z0-9\n' _)
+    one=one_$tag
+    many=np${np}_$tag
+    [ -d "$one" ] || run1 "$cfg" --out "$one" "$@"
+    runN "$np" "$cfg" --out "$many" "$@"
+    agree "$name" "$one" "$many" "$tol"
+}
+
 cat >dam_break_2d.cfg <<'CFG'
 simulation = { method = "wcsph"; dimension = 2; end_time = 1.0; };
 fluid = { density = 1000.0; viscosity = 1.0e-6; gravity = [0.0, -9.81]; sound_speed_coef = 40.0; };
@@ -106,53 +120,35 @@ case "$case_" in
 dam_break_2d)
     # 20 steps; then to t = 0.08 s, an output time (2021 steps): a run stopped by a step count
     # ends at a time that depends on the last digits of every step before
-    run1 dam_break_2d.cfg --out one_20 --steps 20
-    runN 2 dam_break_2d.cfg --out two_20 --steps 20
-    agree "2D, 2 ranks, 20 steps" one_20 two_20 1e-5
-    run1 dam_break_2d.cfg --out one --until 0.08
-    runN 2 dam_break_2d.cfg --out two --until 0.08
-    agree "2D, 2 ranks, to 0.08 s" one two 1e-3
-    runN 3 dam_break_2d.cfg --out three --until 0.08
-    agree "2D, 3 ranks, to 0.08 s" one three 1e-3
+    against_one "2D, 2 ranks, 20 steps" dam_break_2d.cfg 2 1e-5 --steps 20
+    against_one "2D, 3 ranks, to 0.08 s" dam_break_2d.cfg 3 1e-3 --until 0.08
+    against_one "2D, 2 ranks, to 0.08 s" dam_break_2d.cfg 2 1e-3 --until 0.08
     # probes sampled from the whole state on rank 0: the same rows, at the same times to round-off
     # (a row is taken at the first step after its time)
     rows() { cut -d, -f1 "$1" | awk 'NR > 1 { printf "%.6f\n", $1 }'; }
-    if [ "$(rows one/probes.csv)" != "$(rows two/probes.csv)" ]; then
+    if [ "$(rows "$one/probes.csv")" != "$(rows "$many/probes.csv")" ]; then
         echo "FAIL probes: the rows of probes.csv differ"
         fails=$((fails + 1))
     else
-        echo "ok   probes.csv: $(wc -l <two/probes.csv) lines, the same times"
+        echo "ok   probes.csv: $(wc -l <"$many/probes.csv") lines, the same times"
     fi
     ;;
 dam_break_3d)
-    for steps in 20 300; do
-        tol=$([ $steps = 20 ] && echo 1e-5 || echo 1e-3)
-        run1 dam_break_3d.cfg --out one_$steps --steps $steps
-        runN 2 dam_break_3d.cfg --out two_$steps --steps $steps
-        agree "3D, 2 ranks, $steps steps" one_$steps two_$steps $tol
-    done
+    against_one "3D, 2 ranks, 20 steps" dam_break_3d.cfg 2 1e-5 --steps 20
+    against_one "3D, 2 ranks, 300 steps" dam_break_3d.cfg 2 1e-3 --steps 300
     ;;
 mdbc)
     # WCSPH with mDBC walls: the ghost band widened by the longest ghost-node offset, the ghost walls'
     # density sent again after the model's pass (measured: 0 after 20 steps, <= 2.6e-5 dp at 0.08 s)
     sed 's/delta = 0.1; };/delta = 0.1; boundary = "mdbc"; };/' dam_break_2d.cfg >mdbc.cfg
-    run1 mdbc.cfg --out one_20 --steps 20
-    runN 2 mdbc.cfg --out two_20 --steps 20
-    agree "mDBC, 2 ranks, 20 steps" one_20 two_20 1e-5
-    run1 mdbc.cfg --out one --until 0.08
-    runN 3 mdbc.cfg --out three --until 0.08
-    agree "mDBC, 3 ranks, to 0.08 s" one three 1e-3
+    against_one "mDBC, 2 ranks, 20 steps" mdbc.cfg 2 1e-5 --steps 20
+    against_one "mDBC, 3 ranks, to 0.08 s" mdbc.cfg 3 1e-3 --until 0.08
     ;;
 emps)
-    run1 emps.cfg --out one_20 --steps 20
-    runN 2 emps.cfg --out two_20 --steps 20
-    agree "explicit MPS, 2 ranks, 20 steps" one_20 two_20 1e-5
+    against_one "explicit MPS, 2 ranks, 20 steps" emps.cfg 2 1e-5 --steps 20
     # to an output time (399 steps), as in dam_break_2d
-    run1 emps.cfg --out one --until 0.03
-    runN 2 emps.cfg --out two --until 0.03
-    agree "explicit MPS, 2 ranks, to 0.03 s" one two 2e-4
-    runN 3 emps.cfg --out three --until 0.03
-    agree "explicit MPS, 3 ranks, to 0.03 s" one three 2e-4
+    against_one "explicit MPS, 2 ranks, to 0.03 s" emps.cfg 2 2e-4 --until 0.03
+    against_one "explicit MPS, 3 ranks, to 0.03 s" emps.cfg 3 2e-4 --until 0.03
     ;;
 restart)
     # output times, so that the stopped runs' series are the straight one's
@@ -174,15 +170,9 @@ cuda)
         exit 77
     fi
     gpu=(--backend cuda --sort radix)
-    run1 dam_break_2d.cfg --out one_20 --steps 20 "${gpu[@]}"
-    runN 2 dam_break_2d.cfg --out two_20 --steps 20 "${gpu[@]}"
-    agree "CUDA, 2D, 2 ranks, 20 steps" one_20 two_20 1e-5
-    run1 dam_break_2d.cfg --out one --until 0.08 "${gpu[@]}"
-    runN 2 dam_break_2d.cfg --out two --until 0.08 "${gpu[@]}"
-    agree "CUDA, 2D, 2 ranks, to 0.08 s" one two 1e-3
-    run1 emps.cfg --out emps_one --until 0.03 "${gpu[@]}"
-    runN 2 emps.cfg --out emps_two --until 0.03 "${gpu[@]}"
-    agree "CUDA, explicit MPS, 2 ranks, to 0.03 s" emps_one emps_two 2e-4
+    against_one "CUDA, 2D, 2 ranks, 20 steps" dam_break_2d.cfg 2 1e-5 --steps 20 "${gpu[@]}"
+    against_one "CUDA, 2D, 2 ranks, to 0.08 s" dam_break_2d.cfg 2 1e-3 --until 0.08 "${gpu[@]}"
+    against_one "CUDA, explicit MPS, 2 ranks, to 0.03 s" emps.cfg 2 2e-4 --until 0.03 "${gpu[@]}"
     ;;
 errors)
     # semi-implicit MPS runs on one rank only: the scene key and the methods that do run, said once

@@ -189,13 +189,11 @@ void domain_detach(sim *s)
     domain_ungather(s);
     free(d->first);
     free(d->counts);
-    free(d->idx);
-    free(d->dest);
+    routes_free(&d->moves);
+    routes_free(&d->plan);
     free(d->sendbuf);
     free(d->recvbuf);
-    free(d->plan_idx);
     free(d->plan_slot);
-    free(d->plan_dest);
     free(d);
     s->domain = NULL;
 }

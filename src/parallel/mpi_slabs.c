@@ -96,16 +96,17 @@ int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
 int domain_migrate(struct domain *d, sim *s, sl_err *err)
 {
     particles *p = &s->p;
-    SL_TRY(domain_reserve(d, p->n, err));
+    routes *mv = &d->moves;
+    SL_TRY(routes_reserve(mv, p->n, err));
     const real *x = p->f[PF_X + d->axis];
-    size_t m = 0;
+    mv->n = 0;
     for (size_t i = 0; i < p->n; ++i) {
         int c = domain_column(d, x[i]);
         int r = c < 0 ? d->rank : domain_owner(d, c);
         if (r != d->rank) {
-            d->idx[m] = (int32_t)i;
-            d->dest[m++] = r;
+            mv->idx[mv->n] = (int32_t)i;
+            mv->dest[mv->n++] = r;
         }
     }
-    return domain_send_particles(d, s, m, 0, err);
+    return domain_send_particles(d, s, mv, 0, err);
 }
