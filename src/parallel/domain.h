@@ -2,12 +2,14 @@
  * on one rank (no mpirun, or a build without MPI) every call does nothing.
  *
  * The domain is cut into slabs along its longest non-periodic axis, at cell boundaries of the
- * neighbour grid; each rank owns the particles whose cell column lies in its slab. Before every
- * force evaluation a scheme calls domain_exchange_halo: particles that left the slab move to their
- * owner (every K steps, or when the counts drift apart, the cuts move first so that each rank holds
- * about as many particles), then each rank appends read-only copies ("ghosts") of its neighbours'
- * particles within one interaction radius of its slab. The scheme's neighbour passes then run as on
- * one rank, and domain_drop_halo removes the ghosts again before anything integrates, reduces or
+ * neighbour grid; each rank owns the particles whose cell column lies in its slab. Where a scheme
+ * builds the cells for its neighbour passes it calls domain_build_cells: particles that left the slab
+ * move to their owner (every DOMAIN_BALANCE_EVERY steps, or when the counts drift apart, the cuts
+ * move first so that each rank holds about as many particles), then each rank appends read-only
+ * copies ("ghosts") of its neighbours' particles within one interaction radius of its slab (and a
+ * wall model's reach beyond it). The scheme's neighbour passes then run as on one rank;
+ * domain_refresh_halo sends the ghosts' fields again where a pass wrote what a later one reads on
+ * the neighbours, and domain_drop_halo removes the ghosts before anything integrates, reduces or
  * writes. Ghosts carry their id as -1 - id, which no pass reads, so they are known exactly whatever
  * the sort did with them. Output sees the whole state on the root rank (domain_gather). */
 #ifndef SLUICE_DOMAIN_H
