@@ -319,7 +319,7 @@ static int open_scene_ranks(const cli_options *o, int rank, scene *sc, sim *s)
     return all;
 }
 
-static int run_scene(cli_options *op, int rank, int size);
+static int run_scene(const cli_options *op, int rank, int size);
 
 static int cmd_run(int argc, char **argv)
 {
@@ -359,7 +359,7 @@ static int cmd_run(int argc, char **argv)
 }
 
 /* The run command after its options: one rank, or this rank's share of an MPI run. */
-static int run_scene(cli_options *op, int rank, int size)
+static int run_scene(const cli_options *op, int rank, int size)
 {
     cli_options o = *op;
     scene sc;
