@@ -579,6 +579,7 @@ static int cmd_info(int argc, char **argv)
     printf("backends:        %s\n", backend_compiled());
     printf("schemes:         %s\n", scheme_names());
     printf("OpenMP threads:  %d (of %d processors)\n", omp_get_max_threads(), omp_get_num_procs());
+    printf("MPI:             %s\n", domain_mpi_library());
 #ifdef SLUICE_HAVE_CUDA
     char buf[4096];
     int n = gpu_describe_devices(buf, sizeof buf);

@@ -26,6 +26,9 @@
  * process's rank and the number of ranks; 0 and 1 otherwise, or in a build without MPI. */
 void domain_start(int *argc, char ***argv, int *rank, int *size);
 
+/* The MPI this build runs on (for `sluice info`), or why it has none. */
+const char *domain_mpi_library(void);
+
 /* This rank's number among the ranks of its host (which GPU it takes) and how many ranks share the
  * host (how many cores each takes); 0 and 1 on one rank. */
 void domain_host_ranks(int *rank, int *count);

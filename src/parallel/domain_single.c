@@ -10,6 +10,11 @@ void domain_start(int *argc, char ***argv, int *rank, int *size)
     *size = 1;
 }
 
+const char *domain_mpi_library(void)
+{
+    return "not built with MPI (configure with -DSLUICE_MPI=ON; it needs an MPI such as libopenmpi-dev)";
+}
+
 void domain_host_ranks(int *rank, int *count)
 {
     *rank = 0;

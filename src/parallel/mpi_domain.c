@@ -71,6 +71,21 @@ void domain_abort(const sim *s, int rc, const char *msg)
     MPI_Abort(MPI_COMM_WORLD, rc ? rc : 1);
 }
 
+const char *domain_mpi_library(void)
+{
+    static char line[MPI_MAX_LIBRARY_VERSION_STRING + 64];
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    MPI_Get_library_version(version, &len); /* allowed before MPI_Init */
+    char *nl = strchr(version, '\n'), *comma = strchr(version, ',');
+    if (nl)
+        *nl = 0;
+    if (comma)
+        *comma = 0; /* Open MPI goes on with its package and build date */
+    snprintf(line, sizeof line, "%s (mpirun -np N sluice run ...: a slab of the domain per rank)", version);
+    return line;
+}
+
 void domain_host_ranks(int *rank, int *count)
 {
     *rank = 0;
