@@ -132,6 +132,20 @@ dam_break_2d)
     else
         echo "ok   probes.csv: $(wc -l <"$many/probes.csv") lines, the same times"
     fi
+    # the balance: as the water spreads the cuts follow it, each rank within 10% of the mean count
+    "$mpiexec" "${mpi_flags[@]}" -np 3 "$exe" run dam_break_2d.cfg --out balance --until 0.3 --threads 1 \
+        >/dev/null 2>balance.err || { echo "FAIL 3 ranks to 0.3 s"; cat balance.err; exit 1; }
+    shares=$(grep "particles per rank" balance.err)
+    first=$(echo "$shares" | head -1 | sed 's/.*cut at cell columns \([0-9 ]*\) of.*/\1/')
+    last=$(echo "$shares" | tail -1 | sed 's/.*cut at cell columns \([0-9 ]*\) of.*/\1/')
+    spread=$(echo "$shares" | tail -1 | sed 's/.*particles per rank //' |
+        awk '{ m = 0; t = 0; for (i = 1; i <= NF; ++i) { t += $i; if ($i > m) m = $i } printf "%.3f", m * NF / t }')
+    if [ "$first" = "$last" ] || awk -v s="$spread" 'BEGIN { exit !(s > 1.10) }'; then
+        echo "FAIL balance: cuts at columns $first, then $last; largest rank over the mean $spread"
+        fails=$((fails + 1))
+    else
+        echo "ok   balance: cuts at columns $first, at 0.3 s $last; largest rank over the mean $spread"
+    fi
     ;;
 dam_break_3d)
     against_one "3D, 2 ranks, 20 steps" dam_break_3d.cfg 2 1e-5 --steps 20
