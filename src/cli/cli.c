@@ -414,7 +414,7 @@ static int run_scene(const cli_options *op, int rank, int size)
 #endif
     rc = engine_run(&s, &ro, &sum, &err);
     if (size > 1 && rc != SL_OK && rc != SL_INTERRUPTED)
-        domain_abort(&s, rc, err.msg); /* the others may wait in a collective: stop them all */
+        domain_abort(rc, err.msg); /* the others may wait in a collective: stop them all */
 #ifdef SLUICE_HAVE_VIEWER
     if (v) {
         if (!o.quiet)

@@ -45,7 +45,7 @@ int domain_agree_status(int rc, int *first_failed);
 
 /* Prints msg with this rank's number and stops every rank with status rc (MPI_Abort): a rank that
  * failed while the others wait in a collective must not leave them hanging. Returns on one rank. */
-void domain_abort(const sim *s, int rc, const char *msg);
+void domain_abort(int rc, const char *msg);
 
 /* One line on how the ranks share the domain and the particles (after domain_distribute), "" on
  * one rank. Collective: every rank calls it. */

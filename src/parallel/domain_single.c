@@ -34,9 +34,8 @@ int domain_agree_status(int rc, int *first_failed)
     return rc;
 }
 
-void domain_abort(const sim *s, int rc, const char *msg)
+void domain_abort(int rc, const char *msg)
 {
-    (void)s;
     (void)rc;
     (void)msg;
 }

@@ -56,7 +56,7 @@ int domain_agree_status(int rc, int *first_failed)
     return -all[1];
 }
 
-void domain_abort(const sim *s, int rc, const char *msg)
+void domain_abort(int rc, const char *msg)
 {
     if (!mpi_started)
         return;
@@ -65,7 +65,6 @@ void domain_abort(const sim *s, int rc, const char *msg)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (size < 2)
         return;
-    (void)s;
     fprintf(stderr, "sluice: rank %d of %d: %s\nsluice: stopping every rank\n", rank, size, msg);
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, rc ? rc : 1);
