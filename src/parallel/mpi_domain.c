@@ -101,12 +101,17 @@ void domain_host_ranks(int *rank, int *count)
 
 /* ---- attaching: what several ranks run ---------------------------------------------------------- */
 
-static int refuse(const sim *s, sl_err *err, const char *key, const char *what)
+/* A floating body's force and torque are sums over its particles, which several ranks would each
+ * hold a part of: the first item with a `floating` group, named as the loader names it. */
+static int refuse_floating(const scene *sc, sl_err *err)
 {
-    return sl_fail(err, SL_ERR_INPUT,
-                   "%s: key '%s': %s does not run on several MPI ranks yet (on several ranks: "
-                   "simulation.method \"wcsph\" or \"emps\"); run it without mpirun or with -np 1",
-                   s->sc->path, key, what);
+    for (int i = 0; i < sc->ngeom; ++i)
+        if (sc->geom[i].floating.enabled)
+            return sl_fail(err, SL_ERR_INPUT,
+                           "%s:%d: key 'geometry[%d].floating': floating bodies do not run on several MPI ranks "
+                           "yet (their force is a sum over every rank's particles); run the scene without "
+                           "mpirun or with -np 1", sc->path, sc->geom[i].floating.line, i);
+    return SL_OK;
 }
 
 /* The longest axis that does not wrap around: ghosts across a periodic seam would need images. */
@@ -140,7 +145,7 @@ int domain_attach(sim *s, sl_err *err)
                        "(accepted on several ranks: \"wcsph\", \"emps\"); run it without mpirun or with -np 1",
                        sc->path, s->sch->name);
     if (s->floating)
-        return refuse(s, err, "geometry.floating", "a floating body (its force is a sum over every rank)");
+        return refuse_floating(sc, err);
     int axis = slab_axis(s);
     if (axis < 0)
         return sl_fail(err, SL_ERR_INPUT, "%s:%d: key 'simulation.periodic': every axis is periodic; several "
@@ -186,13 +191,10 @@ void domain_describe(const sim *s, char *buf, size_t len)
         w += snprintf(buf + w, len - (size_t)w, " %d", d->first[r]);
     if (w > 0 && (size_t)w < len)
         w += snprintf(buf + w, len - (size_t)w, " of %d (%.4g m wide); particles per rank", d->ncols, d->width);
-    long long mine = (long long)s->p.n, *all = malloc((size_t)d->size * sizeof *all);
-    if (!all)
-        return;
-    MPI_Allgather(&mine, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, d->comm);
+    int mine = (int)s->p.n; /* MPI's counts are ints too (mpi_exchange.c) */
+    MPI_Allgather(&mine, 1, MPI_INT, d->counts, 1, MPI_INT, d->comm);
     for (int r = 0; r < d->size && w > 0 && (size_t)w < len; ++r)
-        w += snprintf(buf + w, len - (size_t)w, " %lld", all[r]);
-    free(all);
+        w += snprintf(buf + w, len - (size_t)w, " %d", d->counts[r]);
 }
 
 void domain_detach(sim *s)
