@@ -303,7 +303,7 @@ static int open_scene_ranks(const cli_options *o, int rank, scene *sc, sim *s)
 {
     sl_err err;
     int rc = open_scene_quietly(o, sc, s, &err);
-    if (rc == SL_OK && (rc = domain_attach(s, &err))) {
+    if (rc == SL_OK && (rc = domain_attach(s, s->bnd && s->bnd->reach ? s->bnd->reach(s) : 0.0, &err))) {
         sim_free(s);
         scene_free(sc);
     }
@@ -389,7 +389,7 @@ static int run_scene(const cli_options *op, int rank, int size)
         ro.observers[ro.nobservers++] = (engine_observer){&probes, io_probes_after_step};
     }
     io_bodies bodies; /* floating bodies' bodies.csv */
-    int have_bodies = s.floating != NULL;
+    int have_bodies = s.floating != NULL && rank == 0; /* every rank holds the bodies' state */
     if (have_bodies) {
         io_bodies_init(&bodies, &sc, o.out_dir ? o.out_dir : sc.out_dir, o.restart != NULL, &err);
         ro.observers[ro.nobservers++] = (engine_observer){&bodies, io_bodies_after_step};

@@ -33,10 +33,12 @@ const char *domain_mpi_library(void);
  * host (how many cores each takes); 0 and 1 on one rank. */
 void domain_host_ranks(int *rank, int *count);
 
-/* Gives s a domain over the ranks started by domain_start (nothing on one rank). Fails with a
- * message naming the scene key when the scene asks for what several ranks do not run yet. The
- * particles are not split yet: domain_distribute does that once the state is final (a restart). */
-int domain_attach(sim *s, sl_err *err);
+/* Gives s a domain over the ranks started by domain_start (nothing on one rank). reach: how far
+ * beyond the interaction radius the wall model's passes read (boundary_model.reach), m, which
+ * widens the ghost bands. Fails with a message naming the scene key when the scene asks for what
+ * several ranks do not run yet. The particles are not split yet: domain_distribute does that once
+ * the state is final (a restart). */
+int domain_attach(sim *s, double reach, sl_err *err);
 
 /* Every rank's status after a phase that each rank runs alone (loading the scene): the worst
  * status of any rank, and *first_failed the lowest rank that failed (-1: none), so that one rank
@@ -91,6 +93,13 @@ int domain_build_cells(sim *s, sl_err *err);
  * reads what an earlier pass of the same step changed (explicit MPS: the collision's positions, the
  * pressure). Valid between domain_build_cells and domain_drop_halo. */
 int domain_refresh_halo(sim *s, sl_err *err);
+
+/* Sets the fields fields[0 .. n) (negative: none) of the ghosts to 0, so that a sum over every
+ * particle here counts each particle once over all ranks (the floating bodies' sums). */
+int domain_zero_ghosts(sim *s, const int *fields, int n, sl_err *err);
+
+/* v[0 .. n) summed over every rank, in place. */
+void domain_sum(const sim *s, double *v, int n);
 
 /* Removes the ghosts after the neighbour passes, keeping the particles' order and the neighbour
  * grid consistent (what the passes wrote stays with this rank's particles). */

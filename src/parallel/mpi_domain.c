@@ -2,8 +2,6 @@
  * needs (time step, stop, counts). */
 #include "mpi_domain.h"
 
-#include "boundary/boundary.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,19 +99,6 @@ void domain_host_ranks(int *rank, int *count)
 
 /* ---- attaching: what several ranks run ---------------------------------------------------------- */
 
-/* A floating body's force and torque are sums over its particles, which several ranks would each
- * hold a part of: the first item with a `floating` group, named as the loader names it. */
-static int refuse_floating(const scene *sc, sl_err *err)
-{
-    for (int i = 0; i < sc->ngeom; ++i)
-        if (sc->geom[i].floating.enabled)
-            return sl_fail(err, SL_ERR_INPUT,
-                           "%s:%d: key 'geometry[%d].floating': floating bodies do not run on several MPI ranks "
-                           "yet (their force is a sum over every rank's particles); run the scene without "
-                           "mpirun or with -np 1", sc->path, sc->geom[i].floating.line, i);
-    return SL_OK;
-}
-
 /* The longest axis that does not wrap around: ghosts across a periodic seam would need images. */
 static int slab_axis(const sim *s)
 {
@@ -127,7 +112,7 @@ static int slab_axis(const sim *s)
     return best;
 }
 
-int domain_attach(sim *s, sl_err *err)
+int domain_attach(sim *s, double reach, sl_err *err)
 {
     s->domain = NULL;
     if (!mpi_started)
@@ -144,14 +129,11 @@ int domain_attach(sim *s, sl_err *err)
                        "%s: key 'simulation.method': \"%s\" does not run on several MPI ranks yet "
                        "(accepted on several ranks: \"wcsph\", \"emps\"); run it without mpirun or with -np 1",
                        sc->path, s->sch->name);
-    if (s->floating)
-        return refuse_floating(sc, err);
     int axis = slab_axis(s);
     if (axis < 0)
         return sl_fail(err, SL_ERR_INPUT, "%s:%d: key 'simulation.periodic': every axis is periodic; several "
                        "MPI ranks need one that is not, to cut the domain along it", sc->path, sc->periodic_line);
     /* ghosts within one interaction radius, and as far again as a wall model's passes reach beyond it */
-    double reach = s->bnd && s->bnd->reach ? s->bnd->reach(s) : 0.0;
     int band = s->g.ndiv + (int)ceil(reach / s->g.view.cell_size[axis] - 1e-9), ncols = s->g.interior[axis];
     if (ncols < size * band)
         return sl_fail(err, SL_ERR_INPUT,
@@ -237,6 +219,12 @@ int domain_any(const sim *s, int flag)
     int mine = flag != 0, all;
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, s->domain->comm);
     return all;
+}
+
+void domain_sum(const sim *s, double *v, int n)
+{
+    if (s->domain)
+        MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, s->domain->comm);
 }
 
 size_t domain_total_particles(const sim *s)

@@ -142,6 +142,21 @@ int domain_drop_halo(sim *s, sl_err *err)
     return sim_sync_device(s, err);
 }
 
+int domain_zero_ghosts(sim *s, const int *fields, int n, sl_err *err)
+{
+    struct domain *d = s->domain;
+    if (!d || !d->ghosts)
+        return SL_OK;
+    sim_sync_host(s); /* a device backend: staged through the host arrays (domain_build_cells) */
+    particles *p = &s->p;
+    for (int k = 0; k < n; ++k)
+        if (fields[k] >= 0)
+            for (size_t i = 0; i < p->n; ++i)
+                if (p->id[i] < 0)
+                    p->f[fields[k]][i] = 0;
+    return sim_sync_device(s, err);
+}
+
 int domain_refresh_halo(sim *s, sl_err *err)
 {
     struct domain *d = s->domain;

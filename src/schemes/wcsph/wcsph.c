@@ -95,10 +95,9 @@ static int rates(sim *s, sl_err *err)
             return rc;
     }
     s->be->run_pass(s, &wcsph_forces_pass, s->g.n_inside);
-    /* only this rank's particles are integrated and reduced */
-    if ((rc = domain_drop_halo(s, err)))
+    if ((rc = floating_forces(s, err))) /* the bodies' force and torque at the same state */
         return rc;
-    return floating_forces(s, err); /* the bodies' force and torque at the same state */
+    return domain_drop_halo(s, err); /* only this rank's particles are integrated and reduced */
 }
 
 static int wcsph_time_step(sim *s, double *dt, sl_err *err)
