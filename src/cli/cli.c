@@ -413,7 +413,7 @@ static int run_scene(const cli_options *op, int rank, int size)
     }
 #endif
     rc = engine_run(&s, &ro, &sum, &err);
-    if (size > 1 && rc != SL_OK && rc != SL_INTERRUPTED)
+    if (size > 1 && rc != SL_OK && rc != SL_INTERRUPTED && !sum.failed_everywhere)
         domain_abort(rc, err.msg); /* the others may wait in a collective: stop them all */
 #ifdef SLUICE_HAVE_VIEWER
     if (v) {
@@ -445,7 +445,7 @@ static int run_scene(const cli_options *op, int rank, int size)
             printf("probes: %s (%d rows)\n", probes.path, probes.rows);
         if (have_bodies)
             printf("bodies: %s (%d rows)\n", bodies.path, bodies.rows);
-    } else if (rc != SL_OK && rc != SL_INTERRUPTED) {
+    } else if (rc != SL_OK && rc != SL_INTERRUPTED && rank == 0) {
         fprintf(stderr, "sluice: %s\n", err.msg);
     }
     domain_detach(&s);

@@ -177,6 +177,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
                          "the run became unstable at t = %.6g s, step %ld: time step %.3g s (the first "
                          "was %.3g s); try a smaller numerics.cfl or numerics.spacing",
                          s->t, s->step, dt, dt_first);
+            sum->failed_everywhere = 1;
             break;
         }
         double t_next = fmin(next_index * interval, end);
