@@ -203,7 +203,7 @@ restart)
     agree "1 rank to 0.04 s, then 3 ranks to 0.08 s" straight from_one 1e-3
     ;;
 cuda)
-    # The CUDA backend staged through the host (parallel/mpi_domain.c), 2 ranks sharing the devices,
+    # The CUDA backend staged through the host (parallel/mpi_halo.c), 2 ranks sharing the devices,
     # against one rank on the device. The radix sort keeps the order inside a cell as the CPU's does,
     # so the CPU's bounds are expected to hold; not yet run on a GPU when this was written.
     if ! "$exe" info | grep -q "^CUDA devices: *[1-9]"; then
