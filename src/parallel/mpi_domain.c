@@ -123,6 +123,9 @@ int domain_attach(sim *s, double reach, sl_err *err)
     if (size < 2)
         return SL_OK;
     const scene *sc = s->sc;
+    if (size > 65535 || s->p.n > (size_t)INT32_MAX) /* a rank number per particle, MPI's int counts */
+        return sl_fail(err, SL_ERR_INPUT, "%s: %d MPI ranks and %zu particles: at most 65535 ranks and %d "
+                       "particles", sc->path, size, s->p.n, INT32_MAX);
     /* semi-implicit MPS would need its Poisson solve across ranks (a distributed Krylov driver) */
     if (strcmp(s->sch->name, "wcsph") != 0 && strcmp(s->sch->name, "emps") != 0)
         return sl_fail(err, SL_ERR_INPUT,
