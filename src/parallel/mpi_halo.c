@@ -124,9 +124,11 @@ int domain_build_cells(sim *s, sl_err *err)
 int domain_drop_halo(sim *s, sl_err *err)
 {
     struct domain *d = s->domain;
-    if (!d || !d->ghosts)
+    if (!d)
         return SL_OK;
     d->planned = 0; /* the owned particles move down: the send lists go stale */
+    if (!d->ghosts)
+        return SL_OK;
     sim_sync_host(s);
     particles *p = &s->p;
     nbr_grid *g = &s->g;
