@@ -18,6 +18,9 @@ typedef struct boundary_model {
      * own pressure step covers them). WCSPH calls it after every cell rebuild, before the forces
      * (mdbc: the walls' density and pressure from their ghost nodes). */
     void (*after_density)(struct sim *s);
+    /* How far beyond the interaction radius the model's passes read around a particle, m (NULL: not
+     * beyond); several MPI ranks widen their ghost bands by it (mdbc: the longest ghost-node offset). */
+    double (*reach)(const struct sim *s);
 } boundary_model;
 
 /* The model registered under `name` (registry.c), or NULL. */

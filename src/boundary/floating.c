@@ -8,6 +8,7 @@
 #include "boundary_passes.h"
 #include "core/floating.h"
 #include "core/sim.h"
+#include "parallel/domain.h"
 
 void floating_contact_params(sim *s, double dt)
 {
@@ -39,8 +40,13 @@ int floating_sums(sim *s, int add, sl_err *err)
     if (!fl)
         return SL_OK;
     const floating_args *fa = &s->args.floating;
+    /* on several MPI ranks: each particle's share from its owner alone, then the sum over the ranks */
+    int rc = domain_zero_ghosts(s, fa->acc, 3, err);
+    if (rc)
+        return rc;
     if (s->be->body_sums(s, s->args.motion.body, fl->n, fa->acc, fl->sums))
         return sim_backend_error(s, err);
+    domain_sum(s, fl->sums, 6 * fl->n);
     for (int b = 0; b < fl->n; ++b) {
         const double *u = &fl->sums[6 * b];
         double xf[3];

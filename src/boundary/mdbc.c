@@ -194,9 +194,28 @@ static void mdbc_update(sim *s)
     s->be->run_pass(s, &mdbc_density_pass, s->g.n_inside);
 }
 
+/* The fluid a wall particle's density comes from lies within the interaction radius of its ghost
+ * node: as far as the longest offset beyond the particle's own reach (a rotating wall turns the
+ * offsets, never lengthens them). */
+static double mdbc_reach(const sim *s)
+{
+    const particles *p = &s->p;
+    double longest2 = 0;
+    for (size_t i = 0; i < p->n; ++i) {
+        double r2 = 0;
+        for (int a = 0; a < s->sc->dim; ++a) {
+            double o = p->f[s->args.slot[MDBC_SLOT_GX + a]][i];
+            r2 += o * o;
+        }
+        longest2 = r2 > longest2 ? r2 : longest2;
+    }
+    return sqrt(longest2);
+}
+
 const boundary_model boundary_mdbc = {
     .name = "mdbc",
     .description = "modified dynamic boundary particles: density from ghost nodes in the fluid, English et al. 2022",
     .init = mdbc_init,
+    .reach = mdbc_reach,
     .after_density = mdbc_update,
 };

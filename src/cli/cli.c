@@ -303,7 +303,7 @@ static int open_scene_ranks(const cli_options *o, int rank, scene *sc, sim *s)
 {
     sl_err err;
     int rc = open_scene_quietly(o, sc, s, &err);
-    if (rc == SL_OK && (rc = domain_attach(s, &err))) {
+    if (rc == SL_OK && (rc = domain_attach(s, s->bnd && s->bnd->reach ? s->bnd->reach(s) : 0.0, &err))) {
         sim_free(s);
         scene_free(sc);
     }
@@ -319,7 +319,7 @@ static int open_scene_ranks(const cli_options *o, int rank, scene *sc, sim *s)
     return all;
 }
 
-static int run_scene(cli_options *op, int rank, int size);
+static int run_scene(const cli_options *op, int rank, int size);
 
 static int cmd_run(int argc, char **argv)
 {
@@ -341,17 +341,25 @@ static int cmd_run(int argc, char **argv)
     }
     if (rank > 0)
         o.quiet = 1; /* the root speaks for the run */
+    if (size > 1) {
+        int host_rank, host_ranks;
+        domain_host_ranks(&host_rank, &host_ranks);
+        /* the host's cores shared among its ranks, unless the user said how many */
+        if (o.threads <= 0 && !getenv("OMP_NUM_THREADS")) {
+            int share = omp_get_num_procs() / host_ranks;
+            omp_set_num_threads(share > 1 ? share : 1);
+        }
 #ifdef SLUICE_HAVE_CUDA
-    if (size > 1) /* one GPU per rank of a host, before the backend touches one */
-        gpu_use_device_of_rank(domain_local_rank());
+        gpu_use_device_of_rank(host_rank); /* one GPU per rank of a host, before the backend takes one */
 #endif
+    }
     rc = run_scene(&o, rank, size);
     domain_finish();
     return rc;
 }
 
 /* The run command after its options: one rank, or this rank's share of an MPI run. */
-static int run_scene(cli_options *op, int rank, int size)
+static int run_scene(const cli_options *op, int rank, int size)
 {
     cli_options o = *op;
     scene sc;
@@ -381,7 +389,7 @@ static int run_scene(cli_options *op, int rank, int size)
         ro.observers[ro.nobservers++] = (engine_observer){&probes, io_probes_after_step};
     }
     io_bodies bodies; /* floating bodies' bodies.csv */
-    int have_bodies = s.floating != NULL;
+    int have_bodies = s.floating != NULL && rank == 0; /* every rank holds the bodies' state */
     if (have_bodies) {
         io_bodies_init(&bodies, &sc, o.out_dir ? o.out_dir : sc.out_dir, o.restart != NULL, &err);
         ro.observers[ro.nobservers++] = (engine_observer){&bodies, io_bodies_after_step};
@@ -405,8 +413,8 @@ static int run_scene(cli_options *op, int rank, int size)
     }
 #endif
     rc = engine_run(&s, &ro, &sum, &err);
-    if (size > 1 && rc != SL_OK && rc != SL_INTERRUPTED)
-        domain_abort(&s, rc, err.msg); /* the others may wait in a collective: stop them all */
+    if (size > 1 && rc != SL_OK && rc != SL_INTERRUPTED && !sum.failed_everywhere)
+        domain_abort(rc, err.msg); /* the others may wait in a collective: stop them all */
 #ifdef SLUICE_HAVE_VIEWER
     if (v) {
         if (!o.quiet)
@@ -437,7 +445,7 @@ static int run_scene(cli_options *op, int rank, int size)
             printf("probes: %s (%d rows)\n", probes.path, probes.rows);
         if (have_bodies)
             printf("bodies: %s (%d rows)\n", bodies.path, bodies.rows);
-    } else if (rc != SL_OK && rc != SL_INTERRUPTED) {
+    } else if (rc != SL_OK && rc != SL_INTERRUPTED && rank == 0) {
         fprintf(stderr, "sluice: %s\n", err.msg);
     }
     domain_detach(&s);
@@ -571,6 +579,7 @@ static int cmd_info(int argc, char **argv)
     printf("backends:        %s\n", backend_compiled());
     printf("schemes:         %s\n", scheme_names());
     printf("OpenMP threads:  %d (of %d processors)\n", omp_get_max_threads(), omp_get_num_procs());
+    printf("MPI:             %s\n", domain_mpi_library());
 #ifdef SLUICE_HAVE_CUDA
     char buf[4096];
     int n = gpu_describe_devices(buf, sizeof buf);

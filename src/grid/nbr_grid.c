@@ -121,6 +121,30 @@ int nbr_grid_reserve(nbr_grid *g, size_t n, sl_err *err)
             dst_[k_] = src_[g->order[k_]];                                                        \
     } while (0)
 
+/* Counts per cell into the cells' first particles: the exclusive prefix sum over cells and the sink,
+ * with the total in start[nc + 1]. */
+static void counts_to_starts(int32_t *start, int64_t nc)
+{
+    int32_t sum = 0;
+    for (int64_t c = 0; c <= nc; ++c) {
+        int32_t cnt = start[c];
+        start[c] = sum;
+        sum += cnt;
+    }
+    start[nc + 1] = sum;
+}
+
+void nbr_grid_recount(nbr_grid *g, size_t n)
+{
+    int32_t *start = g->cell_start;
+    int64_t nc = g->ncells;
+    memset(start, 0, ((size_t)nc + 2) * sizeof *start);
+    for (size_t i = 0; i < n; ++i)
+        start[g->cell[i]]++; /* the sink's number (nc) for those outside */
+    counts_to_starts(start, nc);
+    g->n_inside = (size_t)start[nc];
+}
+
 int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err)
 {
     size_t n = p->n;
@@ -143,13 +167,7 @@ int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err)
     memset(start, 0, ((size_t)nc + 2) * sizeof *start);
     for (size_t i = 0; i < n; ++i)
         start[g->cell_tmp[i]]++;
-    int32_t sum = 0;
-    for (int64_t c = 0; c <= nc; ++c) {
-        int32_t cnt = start[c];
-        start[c] = sum;
-        sum += cnt;
-    }
-    start[nc + 1] = sum;
+    counts_to_starts(start, nc);
     for (size_t i = 0; i < n; ++i) {
         int32_t c = g->cell_tmp[i];
         int32_t slot = start[c]++;

@@ -117,6 +117,10 @@ HD static inline int32_t nbr_cell_of(const nbr_grid *g, real x, real y, real z)
  * Stable: the order inside a cell is the previous order, so runs are reproducible. */
 int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err);
 
+/* cell_start and n_inside again from the cells of the sorted particles [0, n) (g->cell), after some
+ * were taken out of a built grid keeping the others' order (parallel/: an MPI rank's ghosts). */
+void nbr_grid_recount(nbr_grid *g, size_t n);
+
 /* Makes the per-particle arrays (cell and the sort scratch) hold n particles. */
 int nbr_grid_reserve(nbr_grid *g, size_t n, sl_err *err);
 

@@ -349,7 +349,8 @@ int p2m_grid_update(p2m_grid *g, const sim *s, sl_err *err)
 {
     /* types never change, so the host's count holds even while the device has moved on */
     size_t nfluid = particles_count_type(&s->p, PT_FLUID);
-    int on_device = s->be->p2m_spread != NULL;
+    /* on several MPI ranks the root spreads the whole state it gathered, which is on the host */
+    int on_device = s->be->p2m_spread != NULL && !s->domain;
     int method = p2m_pick(g, (int)s->sc->grid.method, nfluid, on_device);
     if (on_device)
         return s->be->p2m_spread(s, g, method, err);

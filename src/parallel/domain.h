@@ -2,12 +2,14 @@
  * on one rank (no mpirun, or a build without MPI) every call does nothing.
  *
  * The domain is cut into slabs along its longest non-periodic axis, at cell boundaries of the
- * neighbour grid; each rank owns the particles whose cell column lies in its slab. Before every
- * force evaluation a scheme calls domain_exchange_halo: particles that left the slab move to their
- * owner (every K steps, or when the counts drift apart, the cuts move first so that each rank holds
- * about as many particles), then each rank appends read-only copies ("ghosts") of its neighbours'
- * particles within one interaction radius of its slab. The scheme's neighbour passes then run as on
- * one rank, and domain_drop_halo removes the ghosts again before anything integrates, reduces or
+ * neighbour grid; each rank owns the particles whose cell column lies in its slab. Where a scheme
+ * builds the cells for its neighbour passes it calls domain_build_cells: particles that left the slab
+ * move to their owner (every DOMAIN_BALANCE_EVERY steps, or when the counts drift apart, the cuts
+ * move first so that each rank holds about as many particles), then each rank appends read-only
+ * copies ("ghosts") of its neighbours' particles within one interaction radius of its slab (and a
+ * wall model's reach beyond it). The scheme's neighbour passes then run as on one rank;
+ * domain_refresh_halo sends the ghosts' fields again where a pass wrote what a later one reads on
+ * the neighbours, and domain_drop_halo removes the ghosts before anything integrates, reduces or
  * writes. Ghosts carry their id as -1 - id, which no pass reads, so they are known exactly whatever
  * the sort did with them. Output sees the whole state on the root rank (domain_gather). */
 #ifndef SLUICE_DOMAIN_H
@@ -24,13 +26,19 @@
  * process's rank and the number of ranks; 0 and 1 otherwise, or in a build without MPI. */
 void domain_start(int *argc, char ***argv, int *rank, int *size);
 
-/* This rank's number among the ranks of its host (which GPU it takes); 0 on one rank. */
-int domain_local_rank(void);
+/* The MPI this build runs on (for `sluice info`), or why it has none. */
+const char *domain_mpi_library(void);
 
-/* Gives s a domain over the ranks started by domain_start (nothing on one rank). Fails with a
- * message naming the scene key when the scene asks for what several ranks do not run yet. The
- * particles are not split yet: domain_distribute does that once the state is final (a restart). */
-int domain_attach(sim *s, sl_err *err);
+/* This rank's number among the ranks of its host (which GPU it takes) and how many ranks share the
+ * host (how many cores each takes); 0 and 1 on one rank. */
+void domain_host_ranks(int *rank, int *count);
+
+/* Gives s a domain over the ranks started by domain_start (nothing on one rank). reach: how far
+ * beyond the interaction radius the wall model's passes read (boundary_model.reach), m, which
+ * widens the ghost bands. Fails with a message naming the scene key when the scene asks for what
+ * several ranks do not run yet. The particles are not split yet: domain_distribute does that once
+ * the state is final (a restart). */
+int domain_attach(sim *s, double reach, sl_err *err);
 
 /* Every rank's status after a phase that each rank runs alone (loading the scene): the worst
  * status of any rank, and *first_failed the lowest rank that failed (-1: none), so that one rank
@@ -39,7 +47,7 @@ int domain_agree_status(int rc, int *first_failed);
 
 /* Prints msg with this rank's number and stops every rank with status rc (MPI_Abort): a rank that
  * failed while the others wait in a collective must not leave them hanging. Returns on one rank. */
-void domain_abort(const sim *s, int rc, const char *msg);
+void domain_abort(int rc, const char *msg);
 
 /* One line on how the ranks share the domain and the particles (after domain_distribute), "" on
  * one rank. Collective: every rank calls it. */
@@ -85,6 +93,13 @@ int domain_build_cells(sim *s, sl_err *err);
  * reads what an earlier pass of the same step changed (explicit MPS: the collision's positions, the
  * pressure). Valid between domain_build_cells and domain_drop_halo. */
 int domain_refresh_halo(sim *s, sl_err *err);
+
+/* Sets the fields fields[0 .. n) (negative: none) of the ghosts to 0, so that a sum over every
+ * particle here counts each particle once over all ranks (the floating bodies' sums). */
+int domain_zero_ghosts(sim *s, const int *fields, int n, sl_err *err);
+
+/* v[0 .. n) summed over every rank, in place. */
+void domain_sum(const sim *s, double *v, int n);
 
 /* Removes the ghosts after the neighbour passes, keeping the particles' order and the neighbour
  * grid consistent (what the passes wrote stays with this rank's particles). */

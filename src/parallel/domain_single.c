@@ -10,13 +10,20 @@ void domain_start(int *argc, char ***argv, int *rank, int *size)
     *size = 1;
 }
 
-int domain_local_rank(void)
+const char *domain_mpi_library(void)
 {
-    return 0;
+    return "not built with MPI (configure with -DSLUICE_MPI=ON; it needs an MPI such as libopenmpi-dev)";
 }
 
-int domain_attach(sim *s, sl_err *err)
+void domain_host_ranks(int *rank, int *count)
 {
+    *rank = 0;
+    *count = 1;
+}
+
+int domain_attach(sim *s, double reach, sl_err *err)
+{
+    (void)reach;
     (void)err;
     s->domain = NULL;
     return SL_OK;
@@ -28,9 +35,8 @@ int domain_agree_status(int rc, int *first_failed)
     return rc;
 }
 
-void domain_abort(const sim *s, int rc, const char *msg)
+void domain_abort(int rc, const char *msg)
 {
-    (void)s;
     (void)rc;
     (void)msg;
 }
@@ -101,6 +107,22 @@ int domain_refresh_halo(sim *s, sl_err *err)
     (void)s;
     (void)err;
     return SL_OK;
+}
+
+int domain_zero_ghosts(sim *s, const int *fields, int n, sl_err *err)
+{
+    (void)s;
+    (void)fields;
+    (void)n;
+    (void)err;
+    return SL_OK;
+}
+
+void domain_sum(const sim *s, double *v, int n)
+{
+    (void)s;
+    (void)v;
+    (void)n;
 }
 
 int domain_drop_halo(sim *s, sl_err *err)

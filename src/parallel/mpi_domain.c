@@ -2,6 +2,7 @@
  * needs (time step, stop, counts). */
 #include "mpi_domain.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,7 @@ int domain_agree_status(int rc, int *first_failed)
     return -all[1];
 }
 
-void domain_abort(const sim *s, int rc, const char *msg)
+void domain_abort(int rc, const char *msg)
 {
     if (!mpi_started)
         return;
@@ -62,35 +63,41 @@ void domain_abort(const sim *s, int rc, const char *msg)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (size < 2)
         return;
-    (void)s;
     fprintf(stderr, "sluice: rank %d of %d: %s\nsluice: stopping every rank\n", rank, size, msg);
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, rc ? rc : 1);
 }
 
-int domain_local_rank(void)
+const char *domain_mpi_library(void)
 {
+    static char line[MPI_MAX_LIBRARY_VERSION_STRING + 64];
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    MPI_Get_library_version(version, &len); /* allowed before MPI_Init */
+    char *nl = strchr(version, '\n'), *comma = strchr(version, ',');
+    if (nl)
+        *nl = 0;
+    if (comma)
+        *comma = 0; /* Open MPI goes on with its package and build date */
+    snprintf(line, sizeof line, "%s (mpirun -np N sluice run ...: a slab of the domain per rank)", version);
+    return line;
+}
+
+void domain_host_ranks(int *rank, int *count)
+{
+    *rank = 0;
+    *count = 1;
     if (!mpi_started)
-        return 0;
+        return;
     MPI_Comm host;
-    int rank = 0;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) == MPI_SUCCESS) {
-        MPI_Comm_rank(host, &rank);
+        MPI_Comm_rank(host, rank);
+        MPI_Comm_size(host, count);
         MPI_Comm_free(&host);
     }
-    return rank;
 }
 
 /* ---- attaching: what several ranks run ---------------------------------------------------------- */
-
-static int refuse(const sim *s, sl_err *err, const char *key, const char *what)
-{
-    return sl_fail(err, SL_ERR_INPUT,
-                   "%s: key '%s': %s does not run on several MPI ranks yet (on several ranks: "
-                   "simulation.method \"wcsph\" with numerics.boundary \"dbc\", or \"emps\"); run it "
-                   "without mpirun or with -np 1",
-                   s->sc->path, key, what);
-}
 
 /* The longest axis that does not wrap around: ghosts across a periodic seam would need images. */
 static int slab_axis(const sim *s)
@@ -105,7 +112,7 @@ static int slab_axis(const sim *s)
     return best;
 }
 
-int domain_attach(sim *s, sl_err *err)
+int domain_attach(sim *s, double reach, sl_err *err)
 {
     s->domain = NULL;
     if (!mpi_started)
@@ -116,25 +123,25 @@ int domain_attach(sim *s, sl_err *err)
     if (size < 2)
         return SL_OK;
     const scene *sc = s->sc;
+    if (size > 65535 || s->p.n > (size_t)INT32_MAX) /* a rank number per particle, MPI's int counts */
+        return sl_fail(err, SL_ERR_INPUT, "%s: %d MPI ranks and %zu particles: at most 65535 ranks and %d "
+                       "particles", sc->path, size, s->p.n, INT32_MAX);
     /* semi-implicit MPS would need its Poisson solve across ranks (a distributed Krylov driver) */
     if (strcmp(s->sch->name, "wcsph") != 0 && strcmp(s->sch->name, "emps") != 0)
         return sl_fail(err, SL_ERR_INPUT,
                        "%s: key 'simulation.method': \"%s\" does not run on several MPI ranks yet "
                        "(accepted on several ranks: \"wcsph\", \"emps\"); run it without mpirun or with -np 1",
                        sc->path, s->sch->name);
-    if (strcmp(s->sch->name, "wcsph") == 0 && sc->boundary == WALL_MODEL_MDBC)
-        return refuse(s, err, "numerics.boundary", "\"mdbc\" (its wall density is extrapolated from beyond the halo)");
-    if (s->floating)
-        return refuse(s, err, "geometry.floating", "a floating body (its force is a sum over every rank)");
     int axis = slab_axis(s);
     if (axis < 0)
         return sl_fail(err, SL_ERR_INPUT, "%s:%d: key 'simulation.periodic': every axis is periodic; several "
                        "MPI ranks need one that is not, to cut the domain along it", sc->path, sc->periodic_line);
-    int band = s->g.ndiv, ncols = s->g.interior[axis];
+    /* ghosts within one interaction radius, and as far again as a wall model's passes reach beyond it */
+    int band = s->g.ndiv + (int)ceil(reach / s->g.view.cell_size[axis] - 1e-9), ncols = s->g.interior[axis];
     if (ncols < size * band)
         return sl_fail(err, SL_ERR_INPUT,
                        "%s: key 'simulation.domain_max': %d MPI ranks need at least %d neighbour cells along %c, "
-                       "one interaction radius per rank (the domain has %d of %g m); run on at most %d ranks",
+                       "a ghost band per rank (the domain has %d of %g m); run on at most %d ranks",
                        sc->path, size, size * band, "xyz"[axis], ncols, s->g.view.cell_size[axis], ncols / band);
     struct domain *d = calloc(1, sizeof *d);
     if (!d || !(d->first = calloc((size_t)size + 1, sizeof *d->first)) ||
@@ -169,13 +176,10 @@ void domain_describe(const sim *s, char *buf, size_t len)
         w += snprintf(buf + w, len - (size_t)w, " %d", d->first[r]);
     if (w > 0 && (size_t)w < len)
         w += snprintf(buf + w, len - (size_t)w, " of %d (%.4g m wide); particles per rank", d->ncols, d->width);
-    long long mine = (long long)s->p.n, *all = malloc((size_t)d->size * sizeof *all);
-    if (!all)
-        return;
-    MPI_Allgather(&mine, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, d->comm);
+    int mine = (int)s->p.n; /* MPI's counts are ints too (mpi_exchange.c) */
+    MPI_Allgather(&mine, 1, MPI_INT, d->counts, 1, MPI_INT, d->comm);
     for (int r = 0; r < d->size && w > 0 && (size_t)w < len; ++r)
-        w += snprintf(buf + w, len - (size_t)w, " %lld", all[r]);
-    free(all);
+        w += snprintf(buf + w, len - (size_t)w, " %d", d->counts[r]);
 }
 
 void domain_detach(sim *s)
@@ -186,13 +190,11 @@ void domain_detach(sim *s)
     domain_ungather(s);
     free(d->first);
     free(d->counts);
-    free(d->idx);
-    free(d->dest);
+    routes_free(&d->moves);
+    routes_free(&d->plan);
     free(d->sendbuf);
     free(d->recvbuf);
-    free(d->plan_idx);
     free(d->plan_slot);
-    free(d->plan_dest);
     free(d);
     s->domain = NULL;
 }
@@ -220,6 +222,12 @@ int domain_any(const sim *s, int flag)
     int mine = flag != 0, all;
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, s->domain->comm);
     return all;
+}
+
+void domain_sum(const sim *s, double *v, int n)
+{
+    if (s->domain)
+        MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, s->domain->comm);
 }
 
 size_t domain_total_particles(const sim *s)

@@ -14,12 +14,23 @@
 enum { DOMAIN_BALANCE_EVERY = 100 };
 #define DOMAIN_IMBALANCE 1.10 /* largest rank's count over the mean that moves the cuts at once */
 
+/* Where particles go: particle idx[k] of this rank to rank dest[k], k < n. */
+typedef struct routes {
+    int32_t *idx;
+    int *dest;
+    size_t n, cap;
+} routes;
+
+/* Makes r hold n routes (r->n is left as it is). */
+int routes_reserve(routes *r, size_t n, sl_err *err);
+void routes_free(routes *r);
+
 struct domain {
     MPI_Comm comm;
     int rank, size;
     int axis;          /* the slab axis */
     int ncols;         /* the neighbour grid's interior cell columns along it */
-    int band;          /* cell columns within one interaction radius: a slab's ghost band */
+    int band;          /* cell columns of a ghost band (one interaction radius, and a wall model's reach) */
     int *first;        /* [size + 1]: rank r owns cell columns [first[r], first[r + 1]) */
     double origin;     /* the grid's first interior cell along the axis, m */
     double width;      /* its cells' width along the axis, m */
@@ -28,17 +39,14 @@ struct domain {
     size_t ghosts;     /* ghosts appended by the last exchange (0 once dropped) */
     particles own;     /* the root's own particles while it holds everyone's (domain_gather) */
     int gathered;
-    /* the halo's plan, from domain_build_cells until the ghosts are dropped: the owned particles
-     * each neighbour holds as ghosts (plan_idx, plan_dest; plan_send of them, in the order sent) and
-     * the slots of this rank's ghosts in the order the neighbours send them (plan_slot, plan_recv) */
+    /* the halo's plan, from domain_build_cells until the ghosts are dropped: this rank's particles
+     * that its neighbours hold as ghosts, in the order they are sent (plan), and the slots of this
+     * rank's ghosts in the order the neighbours send them (plan_slot, plan_recv of them) */
     int planned;
-    int32_t *plan_idx, *plan_slot;
-    int *plan_dest;
-    size_t plan_send, plan_recv, plan_cap;
-    /* scratch, grown as needed */
-    int32_t *idx;
-    int *dest;
-    size_t cap;
+    routes plan;
+    int32_t *plan_slot;
+    size_t plan_recv, slot_cap;
+    routes moves;      /* scratch: the particles that migrate, or go out as ghosts */
     unsigned char *sendbuf, *recvbuf;
     size_t sendcap, recvcap;
     int *counts;       /* [4 size]: send counts, send offsets, receive counts, receive offsets */
@@ -54,29 +62,25 @@ int domain_column(const struct domain *d, real x);
 /* The rank whose slab holds column col (>= 0). */
 int domain_owner(const struct domain *d, int col);
 
-/* Sends particle idx[k] to rank dest[k] (k < m) and appends what the other ranks send to s->p.
- * as_ghost: copies whose id is sent as -1 - id (the particles stay here); otherwise the particles
- * move (removed here). */
-int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_err *err);
+/* Sends the particles along r and appends what the other ranks send to s->p. as_ghost: copies whose
+ * id is sent as -1 - id (the particles stay here); otherwise the particles move (removed here). */
+int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghost, sl_err *err);
 
-/* Sends the id of particle idx[k] to rank dest[k] (k < m); *nrecv ids arrive in *ids (d->recvbuf,
- * valid until the next exchange), those of lower ranks first, each rank's in its order. */
-int domain_exchange_ids(struct domain *d, const particles *p, const int32_t *idx, const int *dest, size_t m,
-                        int32_t **ids, size_t *nrecv, sl_err *err);
+/* Sends the ids of the particles along r; *nrecv ids arrive in *ids (d->recvbuf, valid until the
+ * next exchange), those of lower ranks first, each rank's in its order. */
+int domain_exchange_ids(struct domain *d, const particles *p, const routes *r, int32_t **ids, size_t *nrecv,
+                        sl_err *err);
 
-/* Sends particle d->idx[k] to rank d->dest[k] (k < m) again and writes the records that arrive into
- * the slots slot[0 .. nslots), in the order they arrive; each slot's id must be the record's. */
-int domain_overwrite_particles(struct domain *d, particles *p, size_t m, const int32_t *slot, size_t nslots,
-                               sl_err *err);
+/* Sends the particles along r again, every field, and writes the records that arrive into the slots
+ * slot[0 .. nslots) in the order they arrive; each slot's id must be the record's. */
+int domain_overwrite_particles(struct domain *d, particles *p, const routes *r, const int32_t *slot,
+                               size_t nslots, sl_err *err);
 
 /* Moves the cuts when the counts drift apart, or every DOMAIN_BALANCE_EVERY steps (mpi_slabs.c). */
 int domain_balance_if_due(struct domain *d, sim *s, sl_err *err);
 
 /* Sends every particle whose column another rank owns to that rank (mpi_slabs.c). */
 int domain_migrate(struct domain *d, sim *s, sl_err *err);
-
-/* Makes d->idx and d->dest hold n entries. */
-int domain_reserve(struct domain *d, size_t n, sl_err *err);
 
 /* s->p keeps the particles whose keep[i] is set, in their order; returns how many. */
 size_t domain_compact(particles *p, const uint8_t *keep, int32_t *cell);

@@ -31,21 +31,28 @@ int domain_owner(const struct domain *d, int col)
     return lo;
 }
 
-int domain_reserve(struct domain *d, size_t n, sl_err *err)
+int routes_reserve(routes *r, size_t n, sl_err *err)
 {
-    if (n <= d->cap)
+    if (n <= r->cap)
         return SL_OK;
     size_t cap = n + n / 4 + 64;
-    int32_t *idx = realloc(d->idx, cap * sizeof *idx);
+    int32_t *idx = realloc(r->idx, cap * sizeof *idx);
     if (idx)
-        d->idx = idx;
-    int *dest = realloc(d->dest, cap * sizeof *dest);
+        r->idx = idx;
+    int *dest = realloc(r->dest, cap * sizeof *dest);
     if (dest)
-        d->dest = dest;
+        r->dest = dest;
     if (!idx || !dest)
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles", n);
-    d->cap = cap;
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to send", n);
+    r->cap = cap;
     return SL_OK;
+}
+
+void routes_free(routes *r)
+{
+    free(r->idx);
+    free(r->dest);
+    memset(r, 0, sizeof *r);
 }
 
 void domain_particles_resized(sim *s)
@@ -89,19 +96,21 @@ static int grow(unsigned char **buf, size_t *cap, size_t n)
     return 0;
 }
 
-static size_t record_bytes(const particles *p)
+/* A record holds the persistent fields, or every field (all: a refresh, after passes that wrote
+ * transient fields a neighbour pass reads, such as mDBC's no-slip wall velocities). */
+static size_t record_bytes(const particles *p, int all)
 {
     size_t b = sizeof(int32_t) + 2;
     for (int k = 0; k < p->nfields; ++k)
-        if (!p->transient[k])
+        if (all || !p->transient[k])
             b += sizeof(real);
     return b;
 }
 
-static void pack(const particles *p, size_t i, int as_ghost, unsigned char *r)
+static void pack(const particles *p, size_t i, int as_ghost, int all, unsigned char *r)
 {
     for (int k = 0; k < p->nfields; ++k)
-        if (!p->transient[k]) {
+        if (all || !p->transient[k]) {
             memcpy(r, &p->f[k][i], sizeof(real));
             r += sizeof(real);
         }
@@ -111,10 +120,10 @@ static void pack(const particles *p, size_t i, int as_ghost, unsigned char *r)
     r[sizeof id + 1] = p->tag[i];
 }
 
-static void unpack(particles *p, size_t i, const unsigned char *r)
+static void unpack(particles *p, size_t i, int all, const unsigned char *r)
 {
     for (int k = 0; k < p->nfields; ++k) {
-        if (p->transient[k]) {
+        if (!all && p->transient[k]) {
             p->f[k][i] = 0;
             continue;
         }
@@ -126,26 +135,34 @@ static void unpack(particles *p, size_t i, const unsigned char *r)
     p->tag[i] = r[sizeof p->id[i] + 1];
 }
 
-/* Sends particle d->idx[k] to rank d->dest[k] (k < m) as records; *nrecv records arrive in
- * d->recvbuf, those of lower ranks first, each rank's in its order. */
-static int exchange_records(struct domain *d, const particles *p, size_t m, int as_ghost, size_t *nrecv,
-                            sl_err *err)
+/* The counts of the exchange along r: d->counts holds each rank's send and receive counts and
+ * offsets (in items), *nsend and *nrecv the totals. */
+static void route_counts(struct domain *d, const routes *r, size_t *nsend, size_t *nrecv)
 {
     int R = d->size;
     int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
-    size_t rb = record_bytes(p);
     memset(scount, 0, (size_t)R * sizeof *scount);
-    for (size_t k = 0; k < m; ++k)
-        scount[d->dest[k]]++;
+    for (size_t k = 0; k < r->n; ++k)
+        scount[r->dest[k]]++;
     MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, d->comm);
-    size_t nsend = 0;
-    *nrecv = 0;
-    for (int r = 0; r < R; ++r) {
-        soff[r] = (int)nsend;
-        roff[r] = (int)*nrecv;
-        nsend += (size_t)scount[r];
-        *nrecv += (size_t)rcount[r];
+    *nsend = *nrecv = 0;
+    for (int q = 0; q < R; ++q) {
+        soff[q] = (int)*nsend;
+        roff[q] = (int)*nrecv;
+        *nsend += (size_t)scount[q];
+        *nrecv += (size_t)rcount[q];
     }
+}
+
+/* Sends the particles along r as records; *nrecv records arrive in d->recvbuf, those of lower ranks
+ * first, each rank's in its order. */
+static int exchange_records(struct domain *d, const particles *p, const routes *r, int as_ghost, int all,
+                            size_t *nrecv, sl_err *err)
+{
+    int R = d->size;
+    int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
+    size_t rb = record_bytes(p, all), nsend;
+    route_counts(d, r, &nsend, nrecv);
     if (grow(&d->sendbuf, &d->sendcap, nsend * rb) || grow(&d->recvbuf, &d->recvcap, *nrecv * rb))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to exchange",
                        nsend + *nrecv);
@@ -153,85 +170,75 @@ static int exchange_records(struct domain *d, const particles *p, size_t m, int 
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles to exchange at once exceed MPI's "
                        "int counts; run on more ranks", nsend + *nrecv);
     /* records in destination order; the offsets advance as they fill and are set back after */
-    for (size_t k = 0; k < m; ++k)
-        pack(p, (size_t)d->idx[k], as_ghost, d->sendbuf + (size_t)soff[d->dest[k]]++ * rb);
-    for (int r = 0; r < R; ++r) {
-        soff[r] -= scount[r];
+    for (size_t k = 0; k < r->n; ++k)
+        pack(p, (size_t)r->idx[k], as_ghost, all, d->sendbuf + (size_t)soff[r->dest[k]]++ * rb);
+    for (int q = 0; q < R; ++q) {
+        soff[q] -= scount[q];
         /* counts in bytes for the exchange */
-        scount[r] *= (int)rb;
-        soff[r] *= (int)rb;
-        rcount[r] *= (int)rb;
-        roff[r] *= (int)rb;
+        scount[q] *= (int)rb;
+        soff[q] *= (int)rb;
+        rcount[q] *= (int)rb;
+        roff[q] *= (int)rb;
     }
     MPI_Alltoallv(d->sendbuf, scount, soff, MPI_BYTE, d->recvbuf, rcount, roff, MPI_BYTE, d->comm);
     return SL_OK;
 }
 
-int domain_exchange_ids(struct domain *d, const particles *p, const int32_t *idx, const int *dest, size_t m,
-                        int32_t **ids, size_t *nrecv, sl_err *err)
+int domain_exchange_ids(struct domain *d, const particles *p, const routes *r, int32_t **ids, size_t *nrecv,
+                        sl_err *err)
 {
     int R = d->size;
     int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
-    memset(scount, 0, (size_t)R * sizeof *scount);
-    for (size_t k = 0; k < m; ++k)
-        scount[dest[k]]++;
-    MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, d->comm);
-    size_t nsend = 0;
-    *nrecv = 0;
-    for (int r = 0; r < R; ++r) {
-        soff[r] = (int)nsend;
-        roff[r] = (int)*nrecv;
-        nsend += (size_t)scount[r];
-        *nrecv += (size_t)rcount[r];
-    }
+    size_t nsend;
+    route_counts(d, r, &nsend, nrecv);
     if (grow(&d->sendbuf, &d->sendcap, nsend * sizeof(int32_t)) ||
         grow(&d->recvbuf, &d->recvcap, *nrecv * sizeof(int32_t)))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu ids", nsend + *nrecv);
     int32_t *out = (int32_t *)d->sendbuf;
-    for (size_t k = 0; k < m; ++k)
-        out[soff[dest[k]]++] = p->id[idx[k]];
-    for (int r = 0; r < R; ++r)
-        soff[r] -= scount[r];
+    for (size_t k = 0; k < r->n; ++k)
+        out[soff[r->dest[k]]++] = p->id[r->idx[k]];
+    for (int q = 0; q < R; ++q)
+        soff[q] -= scount[q];
     *ids = (int32_t *)d->recvbuf;
     MPI_Alltoallv(out, scount, soff, MPI_INT32_T, *ids, rcount, roff, MPI_INT32_T, d->comm);
     return SL_OK;
 }
 
-int domain_send_particles(struct domain *d, sim *s, size_t m, int as_ghost, sl_err *err)
+int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghost, sl_err *err)
 {
     particles *p = &s->p;
     size_t nrecv;
-    SL_TRY(exchange_records(d, p, m, as_ghost, &nrecv, err));
-    if (!as_ghost && m > 0) { /* the movers leave: keep the rest in order */
+    SL_TRY(exchange_records(d, p, r, as_ghost, 0, &nrecv, err));
+    if (!as_ghost && r->n > 0) { /* the movers leave: keep the rest in order */
         uint8_t *keep = malloc(p->n ? p->n : 1);
         if (!keep)
             return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
         memset(keep, 1, p->n);
-        for (size_t k = 0; k < m; ++k)
-            keep[d->idx[k]] = 0;
+        for (size_t k = 0; k < r->n; ++k)
+            keep[r->idx[k]] = 0;
         domain_compact(p, keep, NULL);
         free(keep);
     }
-    size_t n0 = p->n, rb = record_bytes(p);
+    size_t n0 = p->n, rb = record_bytes(p, 0);
     SL_TRY(particles_resize(p, n0 + nrecv, err));
     for (size_t k = 0; k < nrecv; ++k)
-        unpack(p, n0 + k, d->recvbuf + k * rb);
+        unpack(p, n0 + k, 0, d->recvbuf + k * rb);
     domain_particles_resized(s);
     return SL_OK;
 }
 
-int domain_overwrite_particles(struct domain *d, particles *p, size_t m, const int32_t *slot, size_t nslots,
-                               sl_err *err)
+int domain_overwrite_particles(struct domain *d, particles *p, const routes *r, const int32_t *slot,
+                               size_t nslots, sl_err *err)
 {
-    size_t nrecv, rb = record_bytes(p);
-    SL_TRY(exchange_records(d, p, m, 1, &nrecv, err));
+    size_t nrecv, rb = record_bytes(p, 1);
+    SL_TRY(exchange_records(d, p, r, 1, 1, &nrecv, err));
     if (nrecv != nslots)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d expected %zu ghosts and got %zu", d->rank, nslots,
                        nrecv);
     for (size_t k = 0; k < nrecv; ++k) {
         size_t at = (size_t)slot[k];
         int32_t id = p->id[at];
-        unpack(p, at, d->recvbuf + k * rb);
+        unpack(p, at, 1, d->recvbuf + k * rb);
         if (p->id[at] != id) /* the plan and the records disagree: a bug, not bad input */
             return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d: ghost slot %zu holds particle %ld, the "
                            "refresh sent particle %ld", d->rank, at, (long)(-1 - id), (long)(-1 - p->id[at]));

@@ -6,50 +6,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The ghost bands: a slab's first `band` columns go to the rank below, its last to the rank above. */
-static int send_ghosts(struct domain *d, sim *s, sl_err *err)
+/* The ghost bands: this rank's own particles in its first `band` columns go to the rank below, those
+ * in its last to the rank above (both, where the slab is no wider than a band), in index order. */
+static int band_routes(const struct domain *d, const particles *p, routes *r, sl_err *err)
 {
-    particles *p = &s->p;
-    SL_TRY(domain_reserve(d, 2 * p->n, err));
+    SL_TRY(routes_reserve(r, 2 * p->n, err));
     const real *x = p->f[PF_X + d->axis];
     int lo = d->first[d->rank], hi = d->first[d->rank + 1];
-    size_t m = 0;
+    r->n = 0;
     for (size_t i = 0; i < p->n; ++i) {
         int c = domain_column(d, x[i]);
-        if (c < 0)
+        if (c < 0 || p->id[i] < 0)
             continue;
         if (d->rank > 0 && c < lo + d->band) {
-            d->idx[m] = (int32_t)i;
-            d->dest[m++] = d->rank - 1;
+            r->idx[r->n] = (int32_t)i;
+            r->dest[r->n++] = d->rank - 1;
         }
         if (d->rank < d->size - 1 && c >= hi - d->band) {
-            d->idx[m] = (int32_t)i;
-            d->dest[m++] = d->rank + 1;
+            r->idx[r->n] = (int32_t)i;
+            r->dest[r->n++] = d->rank + 1;
         }
     }
-    size_t before = p->n;
-    SL_TRY(domain_send_particles(d, s, m, 1, err));
-    d->ghosts = p->n - before;
     return SL_OK;
 }
 
-static int grow_plan(struct domain *d, size_t n, sl_err *err)
+static int send_ghosts(struct domain *d, sim *s, sl_err *err)
 {
-    if (n <= d->plan_cap)
-        return SL_OK;
-    size_t cap = n + n / 4 + 64;
-    int32_t *idx = realloc(d->plan_idx, cap * sizeof *idx);
-    if (idx)
-        d->plan_idx = idx;
-    int32_t *slot = realloc(d->plan_slot, cap * sizeof *slot);
-    if (slot)
-        d->plan_slot = slot;
-    int *dest = realloc(d->plan_dest, cap * sizeof *dest);
-    if (dest)
-        d->plan_dest = dest;
-    if (!idx || !slot || !dest)
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo of %zu particles", n);
-    d->plan_cap = cap;
+    size_t before = s->p.n;
+    SL_TRY(band_routes(d, &s->p, &d->moves, err));
+    SL_TRY(domain_send_particles(d, s, &d->moves, 1, err));
+    d->ghosts = s->p.n - before;
     return SL_OK;
 }
 
@@ -71,30 +57,18 @@ static int by_id(const void *a, const void *b)
 static int plan_halo(struct domain *d, sim *s, sl_err *err)
 {
     particles *p = &s->p;
-    SL_TRY(grow_plan(d, 2 * p->n, err));
-    const real *x = p->f[PF_X + d->axis];
-    int lo = d->first[d->rank], hi = d->first[d->rank + 1];
-    size_t m = 0;
-    /* this rank's band particles, as send_ghosts chose them (nothing has moved since) */
-    for (size_t i = 0; i < p->n; ++i) {
-        if (p->id[i] < 0)
-            continue;
-        int c = domain_column(d, x[i]);
-        if (c < 0)
-            continue;
-        if (d->rank > 0 && c < lo + d->band) {
-            d->plan_idx[m] = (int32_t)i;
-            d->plan_dest[m++] = d->rank - 1;
-        }
-        if (d->rank < d->size - 1 && c >= hi - d->band) {
-            d->plan_idx[m] = (int32_t)i;
-            d->plan_dest[m++] = d->rank + 1;
-        }
-    }
-    d->plan_send = m;
+    /* this rank's band, as send_ghosts chose it (nothing has moved since, only the sort) */
+    SL_TRY(band_routes(d, p, &d->plan, err));
     size_t nrecv;
     int32_t *ids;
-    SL_TRY(domain_exchange_ids(d, p, d->plan_idx, d->plan_dest, m, &ids, &nrecv, err));
+    SL_TRY(domain_exchange_ids(d, p, &d->plan, &ids, &nrecv, err));
+    if (nrecv > d->slot_cap) {
+        int32_t *slot = realloc(d->plan_slot, nrecv * sizeof *slot);
+        if (!slot)
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
+        d->plan_slot = slot;
+        d->slot_cap = nrecv;
+    }
     ghost_slot *g = malloc((d->ghosts ? d->ghosts : 1) * sizeof *g);
     if (!g)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
@@ -150,36 +124,38 @@ int domain_build_cells(sim *s, sl_err *err)
 int domain_drop_halo(sim *s, sl_err *err)
 {
     struct domain *d = s->domain;
-    if (!d || !d->ghosts)
+    if (!d)
         return SL_OK;
     d->planned = 0; /* the owned particles move down: the send lists go stale */
+    if (!d->ghosts)
+        return SL_OK;
     sim_sync_host(s);
     particles *p = &s->p;
     nbr_grid *g = &s->g;
-    size_t n_old = p->n;
     /* the ghosts are where the sort put them; their ids say which they are */
-    uint8_t *keep = (uint8_t *)g->cell_tmp; /* the sort's scratch, free after the build, n_old ints */
-    for (size_t i = 0; i < n_old; ++i)
+    uint8_t *keep = (uint8_t *)g->cell_tmp; /* the sort's scratch, free after the build, p->n ints */
+    for (size_t i = 0; i < p->n; ++i)
         keep[i] = p->id[i] >= 0;
-    /* the grid's cells stay sorted once the ghosts are out: count each cell's particles again */
-    int32_t *start = g->cell_start;
-    int64_t nc = g->ncells;
-    memset(start, 0, ((size_t)nc + 2) * sizeof *start);
-    for (size_t i = 0; i < n_old; ++i)
-        if (keep[i])
-            start[g->cell[i]]++; /* the sink's number (nc) beyond n_inside */
-    int32_t sum = 0;
-    for (int64_t c = 0; c <= nc; ++c) {
-        int32_t cnt = start[c];
-        start[c] = sum;
-        sum += cnt;
-    }
-    start[nc + 1] = sum;
     domain_compact(p, keep, g->cell);
-    g->n_inside = (size_t)start[nc];
+    nbr_grid_recount(g, p->n); /* the cells stay sorted without the ghosts */
     d->ghosts = 0;
     /* a device backend gets the particles back; its grid stays as the sort left it until the next
      * build, and only passes without neighbours run before that */
+    return sim_sync_device(s, err);
+}
+
+int domain_zero_ghosts(sim *s, const int *fields, int n, sl_err *err)
+{
+    struct domain *d = s->domain;
+    if (!d || !d->ghosts)
+        return SL_OK;
+    sim_sync_host(s); /* a device backend: staged through the host arrays (domain_build_cells) */
+    particles *p = &s->p;
+    for (int k = 0; k < n; ++k)
+        if (fields[k] >= 0)
+            for (size_t i = 0; i < p->n; ++i)
+                if (p->id[i] < 0)
+                    p->f[fields[k]][i] = 0;
     return sim_sync_device(s, err);
 }
 
@@ -192,9 +168,6 @@ int domain_refresh_halo(sim *s, sl_err *err)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: the ghosts were refreshed without a plan "
                        "(domain_build_cells makes one)");
     sim_sync_host(s); /* a device backend: staged through the host arrays (domain_build_cells) */
-    SL_TRY(domain_reserve(d, d->plan_send, err));
-    memcpy(d->idx, d->plan_idx, d->plan_send * sizeof *d->idx);
-    memcpy(d->dest, d->plan_dest, d->plan_send * sizeof *d->dest);
-    SL_TRY(domain_overwrite_particles(d, &s->p, d->plan_send, d->plan_slot, d->plan_recv, err));
+    SL_TRY(domain_overwrite_particles(d, &s->p, &d->plan, d->plan_slot, d->plan_recv, err));
     return sim_sync_device(s, err);
 }

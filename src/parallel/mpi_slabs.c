@@ -35,26 +35,35 @@ int domain_distribute(sim *s, sl_err *err)
         return SL_OK;
     particles *p = &s->p;
     sim_sync_host(s);
-    /* every rank holds the same whole state: the same histogram, the same cuts, no message */
+    /* Every rank holds the whole state, but rank 0 decides, by id, who keeps what: a state made on a
+     * GPU (particle packing) may differ in its last bits from rank to rank, and a particle on a cut
+     * must still go to exactly one rank. */
+    size_t n = p->n;
     int64_t *count = malloc((size_t)d->ncols * sizeof *count);
-    uint8_t *keep = malloc(p->n ? p->n : 1);
-    if (!count || !keep) {
-        free(count);
-        free(keep);
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
+    uint16_t *owner = malloc((n ? n : 1) * sizeof *owner);
+    uint8_t *keep = malloc(n ? n : 1);
+    int ok = count && owner && keep, all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, d->comm); /* no rank left alone in a broadcast */
+    int rc = all_ok ? SL_OK : sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory distributing %zu particles", n);
+    if (rc == SL_OK && d->rank == 0) {
+        column_counts(d, p, count);
+        rc = cut(d, count, err); /* cannot fail: domain_attach checked the columns */
+        const real *x = p->f[PF_X + d->axis];
+        for (size_t i = 0; i < n; ++i) {
+            int c = domain_column(d, x[i]);
+            owner[p->id[i]] = (uint16_t)(c < 0 ? 0 : domain_owner(d, c));
+        }
     }
-    column_counts(d, p, count);
-    int rc = cut(d, count, err);
-    const real *x = p->f[PF_X + d->axis];
-    for (size_t i = 0; i < p->n && rc == SL_OK; ++i) {
-        int c = domain_column(d, x[i]);
-        keep[i] = c < 0 ? d->rank == 0 : domain_owner(d, c) == d->rank;
-    }
-    free(count);
     if (rc == SL_OK) {
+        MPI_Bcast(d->first, d->size + 1, MPI_INT, 0, d->comm);
+        MPI_Bcast(owner, (int)n, MPI_UINT16_T, 0, d->comm);
+        for (size_t i = 0; i < n; ++i)
+            keep[i] = owner[p->id[i]] == d->rank;
         domain_compact(p, keep, NULL);
         rc = particles_resize(p, p->n, err);
     }
+    free(count);
+    free(owner);
     free(keep);
     if (rc)
         return rc;
@@ -96,16 +105,17 @@ int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
 int domain_migrate(struct domain *d, sim *s, sl_err *err)
 {
     particles *p = &s->p;
-    SL_TRY(domain_reserve(d, p->n, err));
+    routes *mv = &d->moves;
+    SL_TRY(routes_reserve(mv, p->n, err));
     const real *x = p->f[PF_X + d->axis];
-    size_t m = 0;
+    mv->n = 0;
     for (size_t i = 0; i < p->n; ++i) {
         int c = domain_column(d, x[i]);
         int r = c < 0 ? d->rank : domain_owner(d, c);
         if (r != d->rank) {
-            d->idx[m] = (int32_t)i;
-            d->dest[m++] = r;
+            mv->idx[mv->n] = (int32_t)i;
+            mv->dest[mv->n++] = r;
         }
     }
-    return domain_send_particles(d, s, m, 0, err);
+    return domain_send_particles(d, s, mv, 0, err);
 }

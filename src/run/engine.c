@@ -154,7 +154,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     sigaction(SIGTERM, &sa, &old_term);
 
     progress pr;
-    progress_start(&pr, stderr, o->quiet, s->t, end, (double)s->p.n);
+    progress_start(&pr, stderr, o->quiet, s->t, end, (double)domain_total_particles(s));
     double wall0 = progress_now();
     long steps0 = s->step;
     double dt_first = 0;
@@ -177,6 +177,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
                          "the run became unstable at t = %.6g s, step %ld: time step %.3g s (the first "
                          "was %.3g s); try a smaller numerics.cfl or numerics.spacing",
                          s->t, s->step, dt, dt_first);
+            sum->failed_everywhere = 1;
             break;
         }
         double t_next = fmin(next_index * interval, end);

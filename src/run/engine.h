@@ -34,6 +34,8 @@ typedef struct run_summary {
     int snapshots;
     int signal;             /* SIGINT/SIGTERM that stopped the run, else 0 */
     int quit;               /* an observer ended the run */
+    int failed_everywhere;  /* the error (an instability: the time step is every rank's) stopped every
+                             * MPI rank at the same point, so none waits for another */
     char out_dir[4096];
     char xdmf[4200];
     char checkpoint[4200];

@@ -218,7 +218,9 @@ int mps_step_correct(sim *s, sl_err *err)
             return rc;
     }
     d->stats.steps++;
-    d->stats.lsmps_fallbacks += (long)be->reduce(s, REDUCE_SUM, s->args.slot[MS_FALLBACK], 0, n);
+    double fallbacks = be->reduce(s, REDUCE_SUM, s->args.slot[MS_FALLBACK], 0, n);
+    domain_sum(s, &fallbacks, 1); /* every rank's particles */
+    d->stats.lsmps_fallbacks += (long)fallbacks;
     return SL_OK;
 }
 

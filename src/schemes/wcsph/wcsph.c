@@ -89,13 +89,15 @@ static int rates(sim *s, sl_err *err)
     int rc = domain_build_cells(s, err);
     if (rc)
         return rc;
-    if (s->bnd->after_density) /* mdbc: the walls' density from the fluid, before the forces */
+    if (s->bnd->after_density) { /* mdbc: the walls' density from the fluid, before the forces */
         s->bnd->after_density(s);
+        if ((rc = domain_refresh_halo(s, err))) /* the ghost walls' as their owners extrapolated it */
+            return rc;
+    }
     s->be->run_pass(s, &wcsph_forces_pass, s->g.n_inside);
-    /* only this rank's particles are integrated and reduced */
-    if ((rc = domain_drop_halo(s, err)))
+    if ((rc = floating_forces(s, err))) /* the bodies' force and torque at the same state */
         return rc;
-    return floating_forces(s, err); /* the bodies' force and torque at the same state */
+    return domain_drop_halo(s, err); /* only this rank's particles are integrated and reduced */
 }
 
 static int wcsph_time_step(sim *s, double *dt, sl_err *err)
