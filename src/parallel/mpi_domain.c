@@ -1,5 +1,5 @@
 /* mpi_domain.c: the MPI domain's life (start, attach, abort, detach) and the collectives the engine
- * needs (time step, stop, counts). */
+ * and a solve across ranks need (time step, stop, counts, sums). */
 #include "mpi_domain.h"
 
 #include "boundary/boundary.h"
@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 static int mpi_started;
 
@@ -90,8 +89,8 @@ void domain_host_ranks(int *rank, int *count)
 static int refuse(const sim *s, sl_err *err, const char *key, const char *what)
 {
     return sl_fail(err, SL_ERR_INPUT,
-                   "%s: key '%s': %s does not run on several MPI ranks yet (on several ranks: "
-                   "simulation.method \"wcsph\" or \"emps\"); run it without mpirun or with -np 1",
+                   "%s: key '%s': %s does not run on several MPI ranks yet; run it without mpirun "
+                   "or with -np 1",
                    s->sc->path, key, what);
 }
 
@@ -119,12 +118,6 @@ int domain_attach(sim *s, sl_err *err)
     if (size < 2)
         return SL_OK;
     const scene *sc = s->sc;
-    /* semi-implicit MPS would need its Poisson solve across ranks (a distributed Krylov driver) */
-    if (strcmp(s->sch->name, "wcsph") != 0 && strcmp(s->sch->name, "emps") != 0)
-        return sl_fail(err, SL_ERR_INPUT,
-                       "%s: key 'simulation.method': \"%s\" does not run on several MPI ranks yet "
-                       "(accepted on several ranks: \"wcsph\", \"emps\"); run it without mpirun or with -np 1",
-                       sc->path, s->sch->name);
     if (s->floating)
         return refuse(s, err, "geometry.floating", "a floating body (its force is a sum over every rank)");
     int axis = slab_axis(s);
@@ -141,9 +134,14 @@ int domain_attach(sim *s, sl_err *err)
                        sc->path, size, size * band, "xyz"[axis], ncols, s->g.view.cell_size[axis], ncols / band);
     struct domain *d = calloc(1, sizeof *d);
     if (!d || !(d->first = calloc((size_t)size + 1, sizeof *d->first)) ||
-        !(d->counts = calloc(4 * (size_t)size, sizeof *d->counts))) {
-        if (d)
+        !(d->counts = calloc(4 * (size_t)size, sizeof *d->counts)) ||
+        !(d->field_counts = calloc(4 * (size_t)size, sizeof *d->field_counts)) ||
+        !(d->sums = calloc((size_t)size * DOMAIN_MAX_SUMS, sizeof *d->sums))) {
+        if (d) {
             free(d->first);
+            free(d->counts);
+            free(d->field_counts);
+        }
         free(d);
         return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the MPI domain");
     }
@@ -194,6 +192,9 @@ void domain_detach(sim *s)
     free(d->sendbuf);
     free(d->recvbuf);
     free(d->plan_slot);
+    free(d->field_order);
+    free(d->field_counts);
+    free(d->sums);
     free(d);
     s->domain = NULL;
 }
@@ -230,4 +231,25 @@ size_t domain_total_particles(const sim *s)
     unsigned long long mine = s->p.n, all;
     MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, s->domain->comm);
     return (size_t)all;
+}
+
+/* Every rank's values gathered and added in rank order rather than by MPI_Allreduce: the standard
+ * does not promise that a reduction's result is the same on every rank, and a solve whose ranks
+ * disagreed by a rounding at its tolerance would stop on some ranks and wait forever on the others.
+ * The values are a few dot products, so the gather costs what the reduction would. */
+int domain_sum(sim *s, double *v, int count, sl_err *err)
+{
+    struct domain *d = s->domain;
+    if (!d)
+        return SL_OK;
+    if (count > DOMAIN_MAX_SUMS) /* a caller's bug: every rank fails alike */
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %d sums at once (at most %d)", count, DOMAIN_MAX_SUMS);
+    MPI_Allgather(v, count, MPI_DOUBLE, d->sums, count, MPI_DOUBLE, d->comm);
+    for (int k = 0; k < count; ++k) {
+        double sum = 0;
+        for (int r = 0; r < d->size; ++r)
+            sum += d->sums[(size_t)r * (size_t)count + (size_t)k];
+        v[k] = sum;
+    }
+    return SL_OK;
 }
