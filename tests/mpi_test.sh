@@ -210,6 +210,13 @@ mps)
     iterations_agree "multigrid, 2 ranks, CG iterations per step" "$one" "$many" 0.8 4 0
     against_one "semi-implicit MPS, multigrid, 3 ranks, to 0.05 s" mps.cfg 3 2e-4 --until 0.05
     iterations_agree "multigrid, 3 ranks, CG iterations per step" "$one" "$many" 0.8 4 0
+    # checkpoints across rank counts (the solve starts warm from the checkpoint's pressure)
+    runN 2 mps.cfg --out mps_from_two --until 0.03
+    run1 mps.cfg --out mps_from_two --until 0.05 --restart mps_from_two/checkpoint.bin
+    agree "semi-implicit MPS, 2 ranks to 0.03 s, then 1 rank to 0.05 s" "$one" mps_from_two 2e-4
+    run1 mps.cfg --out mps_from_one --until 0.03
+    runN 3 mps.cfg --out mps_from_one --until 0.05 --restart mps_from_one/checkpoint.bin
+    agree "semi-implicit MPS, 1 rank to 0.03 s, then 3 ranks to 0.05 s" "$one" mps_from_one 2e-4
     ;;
 mps_jacobi)
     # Jacobi's preconditioner is the same on any number of ranks: the iterations differ only where a
