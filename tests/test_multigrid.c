@@ -94,7 +94,8 @@ static solve_result solve_manufactured(sim *s, int jacobi, real *x_out)
         cg.precondition = NULL;
         cg.product = NULL;
     }
-    pcg_solve(s, &cg);
+    sl_err err;
+    assert_int_equal(pcg_solve(s, &cg, &err), SL_OK);
     double e2 = 0, p2 = 0;
     for (size_t i = 0; i < n; ++i) {
         if (diag[i] == 0)

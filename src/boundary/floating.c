@@ -46,7 +46,8 @@ int floating_sums(sim *s, int add, sl_err *err)
         return rc;
     if (s->be->body_sums(s, s->args.motion.body, fl->n, fa->acc, fl->sums))
         return sim_backend_error(s, err);
-    domain_sum(s, fl->sums, 6 * fl->n);
+    if ((rc = domain_sum(s, fl->sums, 6 * fl->n, err)))
+        return rc;
     for (int b = 0; b < fl->n; ++b) {
         const double *u = &fl->sums[6 * b];
         double xf[3];

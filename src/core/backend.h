@@ -32,6 +32,15 @@ typedef struct cg_problem {
     /* field out = A (field in), replacing the matvec pass (the assembled operator) */
     int (*product)(struct sim *s, const struct cg_problem *cg, int in, int out);
     void *data; /* what precondition and product need (solver/multigrid.h) */
+    /* Rows spread over several processes (MPI ranks, parallel/domain.h): each process holds some
+     * rows and read-only copies of the unknowns they couple to, whose own rows are elsewhere (a
+     * diagonal of 0 here). Both may be NULL (one process).
+     * sum: every process's partial sums v[0 .. count) added, the same totals on each, so that each
+     *   takes the same decisions; share: the copies' values of field `field` made current, before
+     *   each product (the copies' x is left as the iteration leaves it: the owners' is the
+     *   solution). An error leaves its message in err. */
+    int (*sum)(struct sim *s, double *v, int count, sl_err *err);
+    int (*share)(struct sim *s, int field, sl_err *err);
     int x, b, diag;              /* solution (initial guess on entry), right-hand side, diagonal of A */
     int r, z, d, q;              /* work fields */
     size_t n;                    /* particles [0, n) */

@@ -11,7 +11,10 @@
  * domain_refresh_halo sends the ghosts' fields again where a pass wrote what a later one reads on
  * the neighbours, and domain_drop_halo removes the ghosts before anything integrates, reduces or
  * writes. Ghosts carry their id as -1 - id, which no pass reads, so they are known exactly whatever
- * the sort did with them. Output sees the whole state on the root rank (domain_gather). */
+ * the sort did with them. A system solved across ranks (semi-implicit MPS's pressure) has the owned
+ * particles as its unknowns: domain_zero_ghosts takes the ghosts' rows out, domain_refresh_field
+ * refreshes the vector of each product, domain_sum adds the dot products. Output sees the whole
+ * state on the root rank (domain_gather). */
 #ifndef SLUICE_DOMAIN_H
 #define SLUICE_DOMAIN_H
 
@@ -94,15 +97,25 @@ int domain_build_cells(sim *s, sl_err *err);
  * pressure). Valid between domain_build_cells and domain_drop_halo. */
 int domain_refresh_halo(sim *s, sl_err *err);
 
-/* Sets the fields fields[0 .. n) (negative: none) of the ghosts to 0, so that a sum over every
- * particle here counts each particle once over all ranks (the floating bodies' sums). */
+/* Sets the fields fields[0 .. n) (negative: none) of the ghosts to 0: what only the owner holds, so
+ * that a sum over every particle here counts each particle once over all ranks (the floating bodies'
+ * sums), or the rows of a system whose unknowns are the owners' (a zero diagonal makes a ghost's row
+ * no unknown here). */
 int domain_zero_ghosts(sim *s, const int *fields, int n, sl_err *err);
-
-/* v[0 .. n) summed over every rank, in place. */
-void domain_sum(const sim *s, double *v, int n);
 
 /* Removes the ghosts after the neighbour passes, keeping the particles' order and the neighbour
  * grid consistent (what the passes wrote stays with this rank's particles). */
 int domain_drop_halo(sim *s, sl_err *err);
+
+/* ---- a system solved across ranks (the semi-implicit MPS pressure, solver/pcg.h) --------------- */
+
+/* Field `field` of the ghosts sent again by their owners, in place: the vector of a matrix product
+ * (every iteration of a solve). One value a ghost along the halo's plan, in one exchange, where
+ * domain_refresh_halo sends every field. Valid between domain_build_cells and domain_drop_halo. */
+int domain_refresh_field(sim *s, int field, sl_err *err);
+
+/* v[0 .. count) summed over every rank, in rank order, so that every rank holds the same totals to
+ * the last bit and takes the same decisions from them (a solve's iterations). */
+int domain_sum(sim *s, double *v, int count, sl_err *err);
 
 #endif

@@ -118,16 +118,26 @@ int domain_zero_ghosts(sim *s, const int *fields, int n, sl_err *err)
     return SL_OK;
 }
 
-void domain_sum(const sim *s, double *v, int n)
-{
-    (void)s;
-    (void)v;
-    (void)n;
-}
-
 int domain_drop_halo(sim *s, sl_err *err)
 {
     (void)s;
+    (void)err;
+    return SL_OK;
+}
+
+int domain_refresh_field(sim *s, int field, sl_err *err)
+{
+    (void)s;
+    (void)field;
+    (void)err;
+    return SL_OK;
+}
+
+int domain_sum(sim *s, double *v, int count, sl_err *err)
+{
+    (void)s;
+    (void)v;
+    (void)count;
     (void)err;
     return SL_OK;
 }

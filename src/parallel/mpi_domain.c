@@ -1,5 +1,5 @@
 /* mpi_domain.c: the MPI domain's life (start, attach, abort, detach) and the collectives the engine
- * needs (time step, stop, counts). */
+ * and a solve across ranks need (time step, stop, counts, sums). */
 #include "mpi_domain.h"
 
 #include <math.h>
@@ -126,12 +126,6 @@ int domain_attach(sim *s, double reach, sl_err *err)
     if (size > 65535 || s->p.n > (size_t)INT32_MAX) /* a rank number per particle, MPI's int counts */
         return sl_fail(err, SL_ERR_INPUT, "%s: %d MPI ranks and %zu particles: at most 65535 ranks and %d "
                        "particles", sc->path, size, s->p.n, INT32_MAX);
-    /* semi-implicit MPS would need its Poisson solve across ranks (a distributed Krylov driver) */
-    if (strcmp(s->sch->name, "wcsph") != 0 && strcmp(s->sch->name, "emps") != 0)
-        return sl_fail(err, SL_ERR_INPUT,
-                       "%s: key 'simulation.method': \"%s\" does not run on several MPI ranks yet "
-                       "(accepted on several ranks: \"wcsph\", \"emps\"); run it without mpirun or with -np 1",
-                       sc->path, s->sch->name);
     int axis = slab_axis(s);
     if (axis < 0)
         return sl_fail(err, SL_ERR_INPUT, "%s:%d: key 'simulation.periodic': every axis is periodic; several "
@@ -145,9 +139,13 @@ int domain_attach(sim *s, double reach, sl_err *err)
                        sc->path, size, size * band, "xyz"[axis], ncols, s->g.view.cell_size[axis], ncols / band);
     struct domain *d = calloc(1, sizeof *d);
     if (!d || !(d->first = calloc((size_t)size + 1, sizeof *d->first)) ||
-        !(d->counts = calloc(4 * (size_t)size, sizeof *d->counts))) {
-        if (d)
+        !(d->counts = calloc(4 * (size_t)size, sizeof *d->counts)) ||
+        !(d->field_counts = calloc(4 * (size_t)size, sizeof *d->field_counts))) {
+        if (d) {
             free(d->first);
+            free(d->counts);
+            free(d->field_counts);
+        }
         free(d);
         return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the MPI domain");
     }
@@ -195,6 +193,9 @@ void domain_detach(sim *s)
     free(d->sendbuf);
     free(d->recvbuf);
     free(d->plan_slot);
+    free(d->field_order);
+    free(d->field_counts);
+    free(d->sums);
     free(d);
     s->domain = NULL;
 }
@@ -224,12 +225,6 @@ int domain_any(const sim *s, int flag)
     return all;
 }
 
-void domain_sum(const sim *s, double *v, int n)
-{
-    if (s->domain)
-        MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, s->domain->comm);
-}
-
 size_t domain_total_particles(const sim *s)
 {
     if (!s->domain)
@@ -237,4 +232,32 @@ size_t domain_total_particles(const sim *s)
     unsigned long long mine = s->p.n, all;
     MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, s->domain->comm);
     return (size_t)all;
+}
+
+/* Every rank's values gathered and added in rank order rather than by MPI_Allreduce: the standard
+ * does not promise that a reduction's result is the same on every rank, and a solve whose ranks
+ * disagreed by a rounding at its tolerance would stop on some ranks and wait forever on the others.
+ * The values are a few dot products or the floating bodies' sums, so the gather costs what the
+ * reduction would. */
+int domain_sum(sim *s, double *v, int count, sl_err *err)
+{
+    struct domain *d = s->domain;
+    if (!d)
+        return SL_OK;
+    size_t need = (size_t)count * (size_t)d->size; /* every rank asks for the same count */
+    if (need > d->sums_cap) {
+        double *grown = realloc(d->sums, need * sizeof *grown);
+        if (!grown)
+            return sl_fail(err, SL_ERR_RUNTIME, "out of memory for %d sums over %d MPI ranks", count, d->size);
+        d->sums = grown;
+        d->sums_cap = need;
+    }
+    MPI_Allgather(v, count, MPI_DOUBLE, d->sums, count, MPI_DOUBLE, d->comm);
+    for (int k = 0; k < count; ++k) {
+        double sum = 0;
+        for (int r = 0; r < d->size; ++r)
+            sum += d->sums[(size_t)r * (size_t)count + (size_t)k];
+        v[k] = sum;
+    }
+    return SL_OK;
 }

@@ -46,6 +46,13 @@ struct domain {
     routes plan;
     int32_t *plan_slot;
     size_t plan_recv, slot_cap;
+    /* one field sent along the plan (domain_refresh_field): the plan's particles in the order the
+     * values go out (by destination), and that exchange's counts and offsets in values (as counts) */
+    int32_t *field_order;
+    size_t order_cap;
+    int *field_counts; /* [4 size] */
+    double *sums;      /* every rank's values in domain_sum, [sums_cap], grown to the largest call */
+    size_t sums_cap;
     routes moves;      /* scratch: the particles that migrate, or go out as ghosts */
     unsigned char *sendbuf, *recvbuf;
     size_t sendcap, recvcap;
@@ -75,6 +82,15 @@ int domain_exchange_ids(struct domain *d, const particles *p, const routes *r, i
  * slot[0 .. nslots) in the order they arrive; each slot's id must be the record's. */
 int domain_overwrite_particles(struct domain *d, particles *p, const routes *r, const int32_t *slot,
                                size_t nslots, sl_err *err);
+
+/* After domain_exchange_ids along d->plan (its counts still in d->counts): the order and counts
+ * with which domain_overwrite_field sends one field of the plan's particles, kept until the next
+ * plan. */
+int domain_plan_field(struct domain *d, sl_err *err);
+
+/* Field `field` of the plan's particles sent again and written into the ghosts' slots (d->plan_slot,
+ * in the order they arrive), in place. */
+int domain_overwrite_field(struct domain *d, particles *p, int field, sl_err *err);
 
 /* Moves the cuts when the counts drift apart, or every DOMAIN_BALANCE_EVERY steps (mpi_slabs.c). */
 int domain_balance_if_due(struct domain *d, sim *s, sl_err *err);

@@ -245,3 +245,41 @@ int domain_overwrite_particles(struct domain *d, particles *p, const routes *r, 
     }
     return SL_OK;
 }
+
+int domain_plan_field(struct domain *d, sl_err *err)
+{
+    int R = d->size;
+    const routes *r = &d->plan;
+    memcpy(d->field_counts, d->counts, 4 * (size_t)R * sizeof *d->counts);
+    if (r->n > d->order_cap) {
+        int32_t *order = realloc(d->field_order, r->n * sizeof *order);
+        if (!order)
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
+        d->field_order = order;
+        d->order_cap = r->n;
+    }
+    /* the order of domain_exchange_ids: by destination, each destination's in route order */
+    int *next = d->counts + R; /* the send offsets, advanced as they fill (the copy above keeps them) */
+    for (size_t k = 0; k < r->n; ++k)
+        d->field_order[next[r->dest[k]]++] = r->idx[k];
+    return SL_OK;
+}
+
+int domain_overwrite_field(struct domain *d, particles *p, int field, sl_err *err)
+{
+    int R = d->size;
+    const int *scount = d->field_counts, *soff = d->field_counts + R, *rcount = d->field_counts + 2 * R,
+              *roff = d->field_counts + 3 * R;
+    size_t nsend = d->plan.n, nrecv = d->plan_recv;
+    if (grow(&d->sendbuf, &d->sendcap, nsend * sizeof(real)) || grow(&d->recvbuf, &d->recvcap, nrecv * sizeof(real)))
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu values to exchange", nsend + nrecv);
+    real *out = (real *)d->sendbuf, *in = (real *)d->recvbuf;
+    const real *f = p->f[field];
+    for (size_t k = 0; k < nsend; ++k)
+        out[k] = f[d->field_order[k]];
+    MPI_Alltoallv(out, scount, soff, DOMAIN_MPI_REAL, in, rcount, roff, DOMAIN_MPI_REAL, d->comm);
+    real *g = p->f[field];
+    for (size_t k = 0; k < nrecv; ++k)
+        g[d->plan_slot[k]] = in[k];
+    return SL_OK;
+}

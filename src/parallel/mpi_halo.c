@@ -62,6 +62,7 @@ static int plan_halo(struct domain *d, sim *s, sl_err *err)
     size_t nrecv;
     int32_t *ids;
     SL_TRY(domain_exchange_ids(d, p, &d->plan, &ids, &nrecv, err));
+    SL_TRY(domain_plan_field(d, err)); /* from the exchange's counts, before another exchange */
     if (nrecv > d->slot_cap) {
         int32_t *slot = realloc(d->plan_slot, nrecv * sizeof *slot);
         if (!slot)
@@ -121,6 +122,15 @@ int domain_build_cells(sim *s, sl_err *err)
     return plan_halo(d, s, err);
 }
 
+/* The halo's plan, or an error for a call outside domain_build_cells .. domain_drop_halo. */
+static int need_plan(const struct domain *d, sl_err *err)
+{
+    /* (a rank without ghosts may still have some to send: every rank takes part) */
+    return d->planned ? SL_OK
+                      : sl_fail(err, SL_ERR_RUNTIME, "MPI domain: the ghosts' fields were sent or cleared "
+                                "without a plan (domain_build_cells makes one)");
+}
+
 int domain_drop_halo(sim *s, sl_err *err)
 {
     struct domain *d = s->domain;
@@ -164,10 +174,19 @@ int domain_refresh_halo(sim *s, sl_err *err)
     struct domain *d = s->domain;
     if (!d)
         return SL_OK;
-    if (!d->planned) /* (a rank without ghosts may still have some to send: every rank takes part) */
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: the ghosts were refreshed without a plan "
-                       "(domain_build_cells makes one)");
+    SL_TRY(need_plan(d, err));
     sim_sync_host(s); /* a device backend: staged through the host arrays (domain_build_cells) */
     SL_TRY(domain_overwrite_particles(d, &s->p, &d->plan, d->plan_slot, d->plan_recv, err));
+    return sim_sync_device(s, err);
+}
+
+int domain_refresh_field(sim *s, int field, sl_err *err)
+{
+    struct domain *d = s->domain;
+    if (!d)
+        return SL_OK;
+    SL_TRY(need_plan(d, err));
+    sim_sync_host(s); /* a device backend: staged through the host arrays (domain_build_cells) */
+    SL_TRY(domain_overwrite_field(d, &s->p, field, err));
     return sim_sync_device(s, err);
 }

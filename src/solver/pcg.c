@@ -8,10 +8,30 @@
 /* Each backend's primitives do the arithmetic of one step the same way (the CUDA kernels of
  * gpu_cg.h round exactly as the CPU loops do), so the iteration below, its scalars in double,
  * gives the same iterates on both. */
-static int product(sim *s, const cg_problem *cg, int in, int out)
+
+/* This process's partial sums added over every process that holds rows (cg->sum): every decision
+ * below is taken from totals, so each process iterates alike. */
+static int total(sim *s, const cg_problem *cg, double *v, int count, sl_err *err)
 {
+    return cg->sum ? cg->sum(s, v, count, err) : SL_OK;
+}
+
+/* A primitive failed: the backend kept its error (with the message) for take_error. */
+static int backend_failed(sim *s, sl_err *err)
+{
+    int rc = sim_backend_error(s, err);
+    return rc ? rc : sl_fail(err, SL_ERR_RUNTIME, "pressure solve: a step of the backend failed");
+}
+
+static int product(sim *s, const cg_problem *cg, int in, int out, sl_err *err)
+{
+    if (cg->share) { /* the other processes' unknowns this product reads */
+        int rc = cg->share(s, in, err);
+        if (rc)
+            return rc;
+    }
     if (cg->product)
-        return cg->product(s, cg, in, out);
+        return cg->product(s, cg, in, out) ? backend_failed(s, err) : SL_OK;
     s->args.in = in;
     s->args.out = out;
     s->be->run_pass(s, cg->matvec, cg->n); /* an error is kept for take_error; the primitives see it */
@@ -20,74 +40,88 @@ static int product(sim *s, const cg_problem *cg, int in, int out)
 
 /* z = M^-1 r by the scheme's preconditioner (the primitives wrote Jacobi's z, now replaced), and
  * r.z of it. */
-static int precondition(sim *s, const cg_problem *cg, double *rz)
+static int precondition(sim *s, const cg_problem *cg, double *rz, sl_err *err)
 {
-    int rc = cg->precondition(s, cg);
-    if (rc)
-        return rc;
+    if (cg->precondition(s, cg))
+        return backend_failed(s, err);
     *rz = s->be->reduce(s, REDUCE_DOT, cg->r, cg->z, cg->n);
-    return *rz == *rz ? SL_OK : SL_ERR_RUNTIME;
+    return total(s, cg, rz, 1, err);
 }
 
-static int solve(sim *s, cg_problem *cg)
+static int solve(sim *s, cg_problem *cg, sl_err *err)
 {
     const backend *be = s->be;
     size_t n = cg->n;
     int rc;
     cg->iterations = 0;
     cg->converged = 0;
+    cg->residual = NAN;
 
-    if ((rc = product(s, cg, cg->x, cg->q)))
+    if ((rc = product(s, cg, cg->x, cg->q, err)))
         return rc;
     double dots[3];
-    if ((rc = be->cg_init(s, cg, dots)))
+    if (be->cg_init(s, cg, dots))
+        return backend_failed(s, err);
+    if ((rc = total(s, cg, dots, 3, err)))
         return rc;
     double bnorm = sqrt(dots[0]), rz = dots[1], rnorm = sqrt(dots[2]);
     if (cg->precondition && bnorm != 0) {
-        if ((rc = precondition(s, cg, &rz)) || (rc = be->cg_direction(s, cg, 0.0))) /* d = z */
+        if ((rc = precondition(s, cg, &rz, err)))
             return rc;
+        if (be->cg_direction(s, cg, 0.0)) /* d = z */
+            return backend_failed(s, err);
     }
     if (bnorm == 0) {
         /* A x = 0 has the solution 0 */
-        if ((rc = be->fill_zero(s, cg->x, n)))
-            return rc;
+        if (be->fill_zero(s, cg->x, n))
+            return backend_failed(s, err);
         cg->residual = 0;
         cg->converged = 1;
         return SL_OK;
     }
-    cg->residual = rnorm / bnorm;
+    cg->residual = rz == rz ? rnorm / bnorm : NAN; /* a NaN in the system ends the solve unconverged */
     while (cg->residual > cg->tolerance && cg->iterations < cg->max_iterations) {
-        if ((rc = product(s, cg, cg->d, cg->q)))
+        if ((rc = product(s, cg, cg->d, cg->q, err)))
             return rc;
         double dq = be->reduce(s, REDUCE_DOT, cg->d, cg->q, n);
+        if ((rc = total(s, cg, &dq, 1, err)))
+            return rc;
         if (!(dq > 0))
             break; /* A is not positive definite on d (or d = 0): no progress possible */
         double alpha = rz / dq, up[2];
-        if ((rc = be->cg_update(s, cg, alpha, up)))
+        if (be->cg_update(s, cg, alpha, up))
+            return backend_failed(s, err);
+        if ((rc = total(s, cg, up, 2, err)))
             return rc;
         cg->iterations++;
         double rz_new = up[0];
         cg->residual = sqrt(up[1]) / bnorm;
         if (cg->residual <= cg->tolerance)
             break;
-        if (cg->precondition && (rc = precondition(s, cg, &rz_new)))
+        if (cg->precondition && (rc = precondition(s, cg, &rz_new, err)))
             return rc;
+        if (rz_new != rz_new) {
+            cg->residual = NAN;
+            break;
+        }
         double beta = rz_new / rz;
         rz = rz_new;
-        if ((rc = be->cg_direction(s, cg, beta)))
-            return rc;
+        if (be->cg_direction(s, cg, beta))
+            return backend_failed(s, err);
     }
     cg->converged = cg->residual <= cg->tolerance;
     return SL_OK;
 }
 
-void pcg_solve(sim *s, cg_problem *cg)
+int pcg_solve(sim *s, cg_problem *cg, sl_err *err)
 {
     double t0 = s->prof.enabled ? profile_now() : 0;
-    if (solve(s, cg)) { /* the backend kept the error for take_error */
+    int rc = solve(s, cg, err);
+    if (rc) {
         cg->converged = 0;
         cg->residual = NAN;
     }
     if (s->prof.enabled)
         profile_add(&s->prof, "cg.total", NULL, profile_now() - t0);
+    return rc;
 }

@@ -7,10 +7,16 @@
  *      (with mps.preconditioner = "multigrid", ppe_setup also assembles A's rows and the CG runs on
  *      them with the multigrid V-cycle of solver/multigrid.h)
  *   4. u = u* - dt/rho0 grad p, x = x* + dt (u - u*)                      passes gradient, correct
- * Steps 1, 2 and 4 are shared with explicit MPS (mps_common.c). */
+ * Steps 1, 2 and 4 are shared with explicit MPS (mps_common.c).
+ *
+ * On several MPI ranks (parallel/domain.h) the unknowns of step 3 are each rank's own particles: the
+ * ghosts' rows are cleared (their owners solve them), the CG adds its dot products over the ranks
+ * and refreshes the ghosts' values of each product's vector; with multigrid each rank's V-cycle
+ * works on its own rows alone (docs/methods.md: additive Schwarz, one block per rank). */
 #include "mps_common.h"
 
 #include "core/scheme.h"
+#include "parallel/domain.h"
 #include "schemes/registry.h"
 #include "solver/pcg.h"
 
@@ -51,6 +57,8 @@ static int mps_init(sim *s, sl_err *err)
     cg->q = slot[MS_Q];
     cg->tolerance = s->sc->mps.cg_tolerance;
     cg->max_iterations = s->sc->mps.cg_max_iterations;
+    cg->sum = domain_sum;             /* nothing on one rank */
+    cg->share = domain_refresh_field;
     mps_data *d = mps_data_of(s);
     d->use_mg = s->sc->mps.preconditioner == MPS_PRECONDITIONER_MULTIGRID;
     if (d->use_mg) {
@@ -72,14 +80,20 @@ static void mps_release(sim *s)
 int mps_poisson_system(sim *s, size_t n, sl_err *err)
 {
     mps_data *d = mps_data_of(s);
+    int rc;
     if (!d->use_mg) {
         s->be->run_pass(s, &mps_ppe_setup_pass, n);
-        return SL_OK;
+    } else {
+        int width = lattice_neighbours(s);
+        if ((rc = multigrid_assemble(s, &d->mg, &mps_ppe_setup_pass, n, width + width / 4 + 1, err)))
+            return rc;
     }
-    int width = lattice_neighbours(s), rc;
-    if ((rc = multigrid_assemble(s, &d->mg, &mps_ppe_setup_pass, n, width + width / 4 + 1, err)))
+    /* a ghost's row is its owner's: no unknown here, so the solve's sums and the multigrid's
+     * hierarchy hold this rank's rows alone (the ghosts' values still enter the products) */
+    const int owners_only[] = {s->args.slot[MS_DIAG], s->args.slot[MS_B]};
+    if ((rc = domain_zero_ghosts(s, owners_only, 2, err)))
         return rc;
-    return multigrid_setup(s, &d->mg, err);
+    return d->use_mg ? multigrid_setup(s, &d->mg, err) : SL_OK;
 }
 
 static void record_solve(mps_stats *st, const cg_problem *cg)
@@ -104,7 +118,7 @@ static int unconverged(sim *s, const mps_stats *st, const cg_problem *cg, sl_err
                        "%s: step %ld (t = %.6g s): the pressure solve did not converge: %d iterations, relative "
                        "residual %.3g > mps.cg_tolerance %.3g (mps.stop_unconverged = true ends the run)",
                        s->sc->path, s->step, s->t, cg->iterations, cg->residual, cg->tolerance);
-    if (st->cg_unconverged == 1 && !s->quiet)
+    if (st->cg_unconverged == 1 && !s->quiet && domain_is_root(s)) /* every rank's solve is the same */
         fprintf(stderr,
                 "sluice: warning: step %ld (t = %.6g s): the pressure solve did not converge: %d iterations, "
                 "relative residual %.3g > mps.cg_tolerance %.3g; the run goes on (the summary counts such steps; "
@@ -118,15 +132,18 @@ static int mps_step(sim *s, double dt, sl_err *err)
     mps_data *d = mps_data_of(s);
     const backend *be = s->be;
     int rc = mps_step_predict(s, dt, err);
-    if (rc)
+    /* the ghosts' classes (the free surface) as their owners' density pass found them: the Poisson
+     * rows read their neighbours' */
+    if (rc || (rc = domain_refresh_halo(s, err)))
         return rc;
     size_t n = s->g.n_inside;
     if ((rc = mps_poisson_system(s, n, err)))
         return rc;
     d->cg.n = n;
-    pcg_solve(s, &d->cg);
+    if ((rc = pcg_solve(s, &d->cg, err)))
+        return rc;
     record_solve(&d->stats, &d->cg);
-    /* a NaN residual is a backend error, which sim_step reports with its own message */
+    /* a NaN residual: a NaN in the system, which the next time step reports as an instability */
     if (!d->cg.converged && d->cg.residual == d->cg.residual && (rc = unconverged(s, &d->stats, &d->cg, err)))
         return rc;
     be->run_pass(s, &mps_pressure_pass, n);

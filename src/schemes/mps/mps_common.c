@@ -219,7 +219,8 @@ int mps_step_correct(sim *s, sl_err *err)
     }
     d->stats.steps++;
     double fallbacks = be->reduce(s, REDUCE_SUM, s->args.slot[MS_FALLBACK], 0, n);
-    domain_sum(s, &fallbacks, 1); /* every rank's particles */
+    if ((rc = domain_sum(s, &fallbacks, 1, err))) /* every rank's particles */
+        return rc;
     d->stats.lsmps_fallbacks += (long)fallbacks;
     return SL_OK;
 }
