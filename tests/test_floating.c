@@ -336,23 +336,16 @@ static void test_momentum_no_gravity(void **state)
 
 /* A run continued from a checkpoint ends bit-identical to the uninterrupted run: the bodies' state
  * travels in the checkpoint, their forces are taken again from the particles. */
+static void keep_body(const sim *s, void *state)
+{
+    memcpy(state, &s->floating->state[0], sizeof(rigid_body_state));
+}
+
 static real *floating_steps(const char *dir, long steps, const char *restart, size_t *count, double *state)
 {
     char text[2048];
     snprintf(text, sizeof text, ARCH_SCENE, "-9.81", "omega = 0.5; velocity = [0.1, 0.0];");
-    scene sc;
-    sim s;
-    sl_err err;
-    load_sim_string(text, &sc, &s);
-    run_options o = {.out_dir = dir, .until = -1.0, .max_steps = steps, .quiet = 1, .restart = restart};
-    run_summary sum;
-    if (engine_run(&s, &o, &sum, &err))
-        fail_msg("%s", err.msg);
-    real *out = fields_by_id(&s, count);
-    memcpy(state, &s.floating->state[0], sizeof(rigid_body_state));
-    sim_free(&s);
-    scene_free(&sc);
-    return out;
+    return engine_steps_text(text, dir, steps, restart, count, keep_body, state);
 }
 
 static void test_restart_is_exact(void **state)

@@ -284,24 +284,19 @@ static void test_archimedes_emps(void **state)
 
 /* ---- restart ------------------------------------------------------------------------------------ */
 
+static void keep_body(const sim *s, void *state)
+{
+    *(rigid_body_state *)state = s->floating->state[0];
+}
+
 /* `n` steps of the momentum scene by the engine into `dir` (from `restart` when given): the fields in
  * id order and the body's state. */
 static real *engine_steps(const char *method, const char *dir, long n, const char *restart, size_t *count,
                           rigid_body_state *body)
 {
-    scene sc;
-    sim s;
-    sl_err err;
-    load_momentum(method, "", &sc, &s);
-    run_options o = {.out_dir = dir, .until = -1.0, .max_steps = n, .quiet = 1, .restart = restart};
-    run_summary sum;
-    if (engine_run(&s, &o, &sum, &err))
-        fail_msg("%s", err.msg);
-    real *out = fields_by_id(&s, count);
-    *body = s.floating->state[0];
-    sim_free(&s);
-    scene_free(&sc);
-    return out;
+    char text[2048];
+    snprintf(text, sizeof text, MOMENTUM_SCENE, method, "");
+    return engine_steps_text(text, dir, n, restart, count, keep_body, body);
 }
 
 /* A run continued from a checkpoint ends bit-identical to the uninterrupted one, particles and body:

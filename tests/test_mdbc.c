@@ -436,18 +436,7 @@ static void test_dam_break(void **state)
  * come back with the other fields. */
 static real *dam_steps(const char *dir, long steps, const char *restart, size_t *count)
 {
-    scene sc;
-    sim s;
-    sl_err err;
-    load_string(DAM_SCENE, &sc, &s);
-    run_options o = {.out_dir = dir, .until = -1.0, .max_steps = steps, .quiet = 1, .restart = restart};
-    run_summary sum;
-    if (engine_run(&s, &o, &sum, &err))
-        fail_msg("%s", err.msg);
-    real *out = fields_by_id(&s, count);
-    sim_free(&s);
-    scene_free(&sc);
-    return out;
+    return engine_steps_text(DAM_SCENE, dir, steps, restart, count, NULL, NULL);
 }
 
 static void test_restart_is_exact(void **state)

@@ -367,18 +367,7 @@ static real *rolled_steps(const restart_case *rc, const char *dir, long steps, c
     char text[2048];
     snprintf(text, sizeof text, TANK_SCENE "output = { interval = 0.5; };\n", rc->method, "symplectic",
              rc->boundary, rc->tank_law, rc->gate_law);
-    scene sc;
-    sim s;
-    sl_err err;
-    load_sim_string(text, &sc, &s);
-    run_options o = {.out_dir = dir, .until = -1.0, .max_steps = steps, .quiet = 1, .restart = restart};
-    run_summary sum;
-    if (engine_run(&s, &o, &sum, &err))
-        fail_msg("%s", err.msg);
-    real *out = fields_by_id(&s, count);
-    sim_free(&s);
-    scene_free(&sc);
-    return out;
+    return engine_steps_text(text, dir, steps, restart, count, NULL, NULL);
 }
 
 static void restart_is_exact(const restart_case *rc)

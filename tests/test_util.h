@@ -5,6 +5,7 @@
 
 #include "base/scene.h"
 #include "core/sim.h"
+#include "run/engine.h"
 #include "run/sim_create.h"
 
 #include <math.h>
@@ -107,6 +108,28 @@ static inline real *fields_by_id(const sim *s, size_t *count)
         for (size_t i = 0; i < n; ++i)
             out[(size_t)k * n + (size_t)s->p.id[i]] = s->p.f[k][i];
     *count = (size_t)nf * n;
+    return out;
+}
+
+/* `steps` steps of the scene `text` by the engine (snapshots and checkpoint into `dir`; continued
+ * from the checkpoint `restart` when given): every field in id order (fields_by_id, *count values,
+ * malloc'd). `last`, when given, sees the final state before it is freed (a floating body's state). */
+static inline real *engine_steps_text(const char *text, const char *dir, long steps, const char *restart,
+                                      size_t *count, void (*last)(const sim *s, void *arg), void *arg)
+{
+    scene sc;
+    sim s;
+    sl_err err;
+    load_sim_string(text, &sc, &s);
+    run_options o = {.out_dir = dir, .until = -1.0, .max_steps = steps, .quiet = 1, .restart = restart};
+    run_summary sum;
+    if (engine_run(&s, &o, &sum, &err))
+        fail_msg("%s", err.msg);
+    real *out = fields_by_id(&s, count);
+    if (last)
+        last(&s, arg);
+    sim_free(&s);
+    scene_free(&sc);
     return out;
 }
 
