@@ -4,6 +4,7 @@
 #include "bench.h"
 #include "bench_operators.h"
 #include "bench_floors.h"
+#include "bench_machine.h"
 
 #include "core/backend.h"
 #include "core/floating.h"
@@ -12,10 +13,6 @@
 #include "core/sim.h"
 #include "run/sim_create.h"
 
-
-#ifdef SLUICE_HAVE_CUDA
-#include "gpu/gpu_info.h"
-#endif
 
 #include <errno.h>
 #include <math.h>
@@ -384,17 +381,6 @@ static void print_bodies_share(sim *s, double step_seconds, long steps)
            fl->n, 1e3 * force, 1e3 * sums, 1e3 * integ, 1e3 * bodies, 100.0 * bodies / step_seconds,
            1e3 * step_seconds, total > 0 ? 100.0 * bodies / total : 0.0, 1e3 * total, 1e3 * place,
            100.0 * place / step_seconds);
-}
-
-bench_machine bench_machine_here(int cpu, int threads)
-{
-#ifdef SLUICE_HAVE_CUDA
-    gpu_peak peak;
-    char name[64];
-    if (!cpu && gpu_peak_of_current(&peak, name, sizeof name) == 0)
-        return bench_machine_of(0, threads, &peak, name);
-#endif
-    return bench_machine_of(cpu, threads, NULL, NULL);
 }
 
 /* Warm-up, timed steps, then the same again with every phase timed. */

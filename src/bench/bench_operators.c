@@ -20,8 +20,8 @@
  * caches) / 4.8 TB/s; for * the CPU backend at a nominal 20 GB/s. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_operators.h"
-#include "bench.h"
 #include "bench_floors.h"
+#include "bench_machine.h"
 
 #include "core/backend.h"
 #include "schemes/mps/mps.h"
