@@ -38,9 +38,15 @@ typedef struct cg_problem {
      * sum: every process's partial sums v[0 .. count) added, the same totals on each, so that each
      *   takes the same decisions; share: the copies' values of field `field` made current, before
      *   each product (the copies' x is left as the iteration leaves it: the owners' is the
-     *   solution). An error leaves its message in err. */
+     *   solution); add_back and clear: a preconditioner whose block on each process also holds the
+     *   copies' rows (overlapping blocks, M^-1 = sum_p R_p^T B_p R_p): r is shared with the copies
+     *   before it, and after it the copies' z is added to their owners' (add_back) and the copies'
+     *   r and z are zeroed again (clear: the iteration holds 0 there); NULL: each block holds this
+     *   process's rows alone. An error leaves its message in err. */
     int (*sum)(struct sim *s, double *v, int count, sl_err *err);
     int (*share)(struct sim *s, int field, sl_err *err);
+    int (*add_back)(struct sim *s, int field, sl_err *err);
+    int (*clear)(struct sim *s, const int *fields, int n, sl_err *err);
     int x, b, diag;              /* solution (initial guess on entry), right-hand side, diagonal of A */
     int r, z, d, q;              /* work fields */
     size_t n;                    /* particles [0, n) */

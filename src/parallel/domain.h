@@ -13,7 +13,9 @@
  * writes. Ghosts carry their id as -1 - id, which no pass reads, so they are known exactly whatever
  * the sort did with them. A system solved across ranks (semi-implicit MPS's pressure) has the owned
  * particles as its unknowns: domain_zero_ghosts takes the ghosts' rows out, domain_refresh_field
- * refreshes the vector of each product, domain_sum adds the dot products. Output sees the whole
+ * refreshes the vector of each product, domain_sum adds the dot products, and
+ * domain_add_ghosts_to_owners returns what a preconditioner's overlapping block wrote into the
+ * ghosts' rows. Output sees the whole
  * state on the root rank (domain_gather). */
 #ifndef SLUICE_DOMAIN_H
 #define SLUICE_DOMAIN_H
@@ -113,6 +115,13 @@ int domain_drop_halo(sim *s, sl_err *err);
  * (every iteration of a solve). One value a ghost along the halo's plan, in one exchange, where
  * domain_refresh_halo sends every field. Valid between domain_build_cells and domain_drop_halo. */
 int domain_refresh_field(sim *s, int field, sl_err *err);
+
+/* Its transpose: field `field` of the ghosts added to their owners' values (a particle that is a
+ * ghost on two ranks gets both, in rank order), in place; the ghosts keep theirs
+ * (domain_zero_ghosts clears them). What a preconditioner whose blocks overlap by the ghost band
+ * wrote into the ghosts' rows (solver/pcg.h). Valid between domain_build_cells and
+ * domain_drop_halo. */
+int domain_add_ghosts_to_owners(sim *s, int field, sl_err *err);
 
 /* v[0 .. count) summed over every rank, in rank order, so that every rank holds the same totals to
  * the last bit and takes the same decisions from them (a solve's iterations). */

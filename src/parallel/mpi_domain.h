@@ -92,6 +92,11 @@ int domain_plan_field(struct domain *d, sl_err *err);
  * in the order they arrive), in place. */
 int domain_overwrite_field(struct domain *d, particles *p, int field, sl_err *err);
 
+/* Its transpose: field `field` of the ghosts' slots sent back along the plan and added to their
+ * owners' values (a particle that is a ghost on two ranks gets both, in rank order), in place; the
+ * ghosts keep theirs. */
+int domain_add_field_to_owners(struct domain *d, particles *p, int field, sl_err *err);
+
 /* Moves the cuts when the counts drift apart, or every DOMAIN_BALANCE_EVERY steps (mpi_slabs.c). */
 int domain_balance_if_due(struct domain *d, sim *s, sl_err *err);
 

@@ -265,21 +265,37 @@ int domain_plan_field(struct domain *d, sl_err *err)
     return SL_OK;
 }
 
-int domain_overwrite_field(struct domain *d, particles *p, int field, sl_err *err)
+/* Field `field` along the halo's plan, one value a ghost: out (owners to ghosts, written into the
+ * ghosts' slots) or back (ghosts to owners, added to the owners' values); back is out's transpose,
+ * the same counts with send and receive swapped. */
+static int send_field(struct domain *d, particles *p, int field, int back, sl_err *err)
 {
     int R = d->size;
-    const int *scount = d->field_counts, *soff = d->field_counts + R, *rcount = d->field_counts + 2 * R,
-              *roff = d->field_counts + 3 * R;
-    size_t nsend = d->plan.n, nrecv = d->plan_recv;
+    const int *plan_side = d->field_counts, *ghost_side = d->field_counts + 2 * R; /* counts, offsets */
+    const int *from = back ? ghost_side : plan_side, *to = back ? plan_side : ghost_side;
+    const int32_t *read = back ? d->plan_slot : d->field_order, *write = back ? d->field_order : d->plan_slot;
+    size_t nsend = back ? d->plan_recv : d->plan.n, nrecv = back ? d->plan.n : d->plan_recv;
     if (grow(&d->sendbuf, &d->sendcap, nsend * sizeof(real)) || grow(&d->recvbuf, &d->recvcap, nrecv * sizeof(real)))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu values to exchange", nsend + nrecv);
-    real *out = (real *)d->sendbuf, *in = (real *)d->recvbuf;
-    const real *f = p->f[field];
+    real *out = (real *)d->sendbuf, *in = (real *)d->recvbuf, *f = p->f[field];
     for (size_t k = 0; k < nsend; ++k)
-        out[k] = f[d->field_order[k]];
-    MPI_Alltoallv(out, scount, soff, DOMAIN_MPI_REAL, in, rcount, roff, DOMAIN_MPI_REAL, d->comm);
-    real *g = p->f[field];
-    for (size_t k = 0; k < nrecv; ++k)
-        g[d->plan_slot[k]] = in[k];
+        out[k] = f[read[k]];
+    MPI_Alltoallv(out, from, from + R, DOMAIN_MPI_REAL, in, to, to + R, DOMAIN_MPI_REAL, d->comm);
+    if (back) /* a particle that is a ghost on two ranks gets both values, in rank order */
+        for (size_t k = 0; k < nrecv; ++k)
+            f[write[k]] += in[k];
+    else
+        for (size_t k = 0; k < nrecv; ++k)
+            f[write[k]] = in[k];
     return SL_OK;
+}
+
+int domain_overwrite_field(struct domain *d, particles *p, int field, sl_err *err)
+{
+    return send_field(d, p, field, 0, err);
+}
+
+int domain_add_field_to_owners(struct domain *d, particles *p, int field, sl_err *err)
+{
+    return send_field(d, p, field, 1, err);
 }

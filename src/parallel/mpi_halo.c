@@ -190,3 +190,14 @@ int domain_refresh_field(sim *s, int field, sl_err *err)
     SL_TRY(domain_overwrite_field(d, &s->p, field, err));
     return sim_sync_device(s, err);
 }
+
+int domain_add_ghosts_to_owners(sim *s, int field, sl_err *err)
+{
+    struct domain *d = s->domain;
+    if (!d)
+        return SL_OK;
+    SL_TRY(need_plan(d, err));
+    sim_sync_host(s); /* a device backend: staged through the host arrays (domain_build_cells) */
+    SL_TRY(domain_add_field_to_owners(d, &s->p, field, err));
+    return sim_sync_device(s, err);
+}

@@ -284,5 +284,5 @@ int multigrid_product(sim *s, const cg_problem *cg, int in, int out)
     memset(&m, 0, sizeof m);
     m.A = mg->A;
     m.n = (int64_t)cg->n;
-    return run(s, &m, MG_FINE_PRODUCT, mg->diag, in, out, -1);
+    return run(s, &m, MG_FINE_PRODUCT, cg->diag, in, out, -1); /* the solve's rows, not the block's */
 }

@@ -24,7 +24,8 @@ typedef struct multigrid {
     int coarsest_cells;    /* coarsen until a level has at most this many cells */
     int merge;             /* cells merged per axis from level 2 on (level 1 to 2: always 2) */
     int level_sweeps;      /* Jacobi steps before and after the coarse correction on the cell levels */
-    int diag;              /* the diagonal's particle field */
+    int diag;              /* the diagonal's particle field: the V-cycle's rows (with overlapping blocks
+                            * across processes, also rows that cg->diag has out) */
     /* the assembled particle operator (off-diagonal rows) */
     sparse_ell A;
     size_t rows;           /* rows allocated (stride) */
@@ -58,7 +59,8 @@ int multigrid_setup(struct sim *s, multigrid *mg, sl_err *err);
 /* cg_problem.precondition: z = V-cycle(r); cg->data is the multigrid. */
 int multigrid_precondition(struct sim *s, const cg_problem *cg);
 
-/* cg_problem.product: field out = A (field in), by the assembled rows. */
+/* cg_problem.product: field out = A (field in), by the assembled rows and cg->diag (the solve's
+ * rows). */
 int multigrid_product(struct sim *s, const cg_problem *cg, int in, int out);
 
 #endif

@@ -39,11 +39,18 @@ static int product(sim *s, const cg_problem *cg, int in, int out, sl_err *err)
 }
 
 /* z = M^-1 r by the scheme's preconditioner (the primitives wrote Jacobi's z, now replaced), and
- * r.z of it. */
+ * r.z of it. Blocks that overlap the other processes' rows (cg->add_back) read the copies' r and
+ * write their z, which belongs to the copies' owners. */
 static int precondition(sim *s, const cg_problem *cg, double *rz, sl_err *err)
 {
+    int rc;
+    if (cg->add_back && (rc = cg->share(s, cg->r, err)))
+        return rc;
     if (cg->precondition(s, cg))
         return backend_failed(s, err);
+    const int copies[] = {cg->r, cg->z};
+    if (cg->add_back && ((rc = cg->add_back(s, cg->z, err)) || (rc = cg->clear(s, copies, 2, err))))
+        return rc;
     *rz = s->be->reduce(s, REDUCE_DOT, cg->r, cg->z, cg->n);
     return total(s, cg, rz, 1, err);
 }

@@ -11,7 +11,8 @@ struct sim;
  * The preconditioner is Jacobi's, or cg->precondition (solver/multigrid.h); the product the matvec
  * pass, or cg->product. Rows spread over several processes (MPI ranks): every dot product added
  * over them by cg->sum and the vector of each product shared by cg->share, so each process takes
- * the same iterations. Fills the results in cg; a system with a NaN ends unconverged with a NaN
+ * the same iterations; a preconditioner whose blocks overlap the other processes' rows gets r
+ * shared too and returns the copies' z by cg->add_back and cg->clear. Fills the results in cg; a system with a NaN ends unconverged with a NaN
  * residual (every process alike). Returns SL_OK, or the error of a backend's step (taken from the
  * backend, with its message) or of cg->sum or cg->share, in err; the solve then ends at once, so a
  * process that failed calls nothing the others wait in. Records the profile phase "cg.total" when

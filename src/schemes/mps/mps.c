@@ -12,7 +12,9 @@
  * On several MPI ranks (parallel/domain.h) the unknowns of step 3 are each rank's own particles: the
  * ghosts' rows are cleared (their owners solve them), the CG adds its dot products over the ranks
  * and refreshes the ghosts' values of each product's vector; with multigrid each rank's V-cycle
- * works on its own rows alone (docs/methods.md: additive Schwarz, one block per rank). */
+ * works on its own rows and its ghosts' rows, with their owners' diagonal, and the ghosts' share of
+ * z goes back to their owners (docs/methods.md: additive Schwarz, blocks that overlap by the ghost
+ * band). */
 #include "mps_common.h"
 
 #include "core/scheme.h"
@@ -62,10 +64,12 @@ static int mps_init(sim *s, sl_err *err)
     mps_data *d = mps_data_of(s);
     d->use_mg = s->sc->mps.preconditioner == MPS_PRECONDITIONER_MULTIGRID;
     if (d->use_mg) {
-        multigrid_init(&d->mg, slot[MS_DIAG]);
+        multigrid_init(&d->mg, slot[MS_BLOCK_DIAG]);
         cg->precondition = multigrid_precondition;
         cg->product = multigrid_product;
         cg->data = &d->mg;
+        cg->add_back = domain_add_ghosts_to_owners; /* the blocks overlap (mps_poisson_system) */
+        cg->clear = domain_zero_ghosts;
     }
     return SL_OK;
 }
@@ -88,10 +92,15 @@ int mps_poisson_system(sim *s, size_t n, sl_err *err)
         if ((rc = multigrid_assemble(s, &d->mg, &mps_ppe_setup_pass, n, width + width / 4 + 1, err)))
             return rc;
     }
-    /* a ghost's row is its owner's: no unknown here, so the solve's sums and the multigrid's
-     * hierarchy hold this rank's rows alone (the ghosts' values still enter the products) */
+    /* a ghost's row is its owner's: no unknown here, so the solve's sums hold this rank's rows alone
+     * (the ghosts' values still enter the products) */
     const int owners_only[] = {s->args.slot[MS_DIAG], s->args.slot[MS_B]};
     if ((rc = domain_zero_ghosts(s, owners_only, 2, err)))
+        return rc;
+    /* but the multigrid's block keeps the ghosts' rows, with their owners' diagonal (the one here
+     * misses the neighbours beyond the band): a principal submatrix of A, so the overlapping blocks'
+     * sum stays symmetric positive definite */
+    if (d->use_mg && (rc = domain_refresh_field(s, s->args.slot[MS_BLOCK_DIAG], err)))
         return rc;
     return d->use_mg ? multigrid_setup(s, &d->mg, err) : SL_OK;
 }

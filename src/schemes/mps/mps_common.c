@@ -24,7 +24,7 @@ static int add_fields(particles *p, int *slot, int semi_implicit)
 {
     static const char *const names[MS_COUNT] = {"ax", "ay", "az", "n", "n_start", "gx", "gy", "gz", "speed",
                                                 "fallback", "ppe_b", "ppe_diag", "ppe_x", "cg_r", "cg_z",
-                                                "cg_d", "cg_q"};
+                                                "cg_d", "cg_q", "ppe_block_diag"};
     int count = semi_implicit ? MS_COUNT : MS_COUNT_EXPLICIT;
     for (int k = 0; k < count; ++k)
         if ((slot[k] = particles_add_field(p, names[k], 0)) < 0)

@@ -28,6 +28,8 @@ enum mps_slot {
     MS_COUNT_EXPLICIT,
     /* Poisson system and CG work fields (semi-implicit only) */
     MS_B = MS_COUNT_EXPLICIT, MS_DIAG, MS_X, MS_R, MS_Z, MS_D, MS_Q,
+    MS_BLOCK_DIAG, /* the diagonal again, for the multigrid's blocks: on several MPI ranks the ghosts
+                    * keep their rows there (MS_DIAG has them out: their owners solve them) */
     MS_COUNT
 };
 
@@ -357,7 +359,7 @@ HD static inline void mps_ppe_setup_pass_finish(const pass_ctx *c, const mps_par
     if (c->a.ell.val)
         c->a.ell.count[i] = s->entries;
     if (!s->on) {
-        diag[i] = b[i] = x[i] = 0;
+        diag[i] = b[i] = x[i] = PASS_FIELD(c, MS_BLOCK_DIAG)[i] = 0;
         return;
     }
     mps_scope with_pressure = mps_pass_scope(c, mps_kernel_lap(P), MC_MASK_PRESSURE);
@@ -366,6 +368,7 @@ HD static inline void mps_ppe_setup_pass_finish(const pass_ctx *c, const mps_par
     /* weight of the density term: gamma in the mixed source, the relaxation factor otherwise */
     real k_density = mixed ? P->mps.mixed_gamma : P->mps.relaxation;
     diag[i] = mps_laplacian_factor(&with_pressure) * s->wsum + P->rho0 * P->mps.compressibility / (dt * dt);
+    PASS_FIELD(c, MS_BLOCK_DIAG)[i] = diag[i];
     /* the mixed source corrects the density error left at the start of the step; the divergence
      * term takes care of this step's motion */
     real n_src = mixed ? PASS_FIELD(c, MS_N_START)[i] : PASS_FIELD(c, MS_N)[i];
