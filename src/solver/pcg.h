@@ -12,10 +12,11 @@ struct sim;
  * pass, or cg->product. Rows spread over several processes (MPI ranks): every dot product added
  * over them by cg->sum and the vector of each product shared by cg->share, so each process takes
  * the same iterations; a preconditioner whose blocks overlap the other processes' rows gets r
- * shared too and returns the copies' z by cg->add_back and cg->clear. Fills the results in cg; a system with a NaN ends unconverged with a NaN
- * residual (every process alike). Returns SL_OK, or the error of a backend's step (taken from the
- * backend, with its message) or of cg->sum or cg->share, in err; the solve then ends at once, so a
- * process that failed calls nothing the others wait in. Records the profile phase "cg.total" when
+ * shared too and returns the copies' z by cg->add_back and cg->clear. Fills the results in cg; a
+ * system with a NaN ends unconverged with a NaN residual (every process alike). Returns SL_OK, or
+ * the error of a backend's step (taken from the backend, with its message) or of a hook (cg->sum,
+ * cg->share, cg->add_back, cg->clear), in err; the solve then ends at once, so a process that
+ * failed calls nothing the others wait in. Records the profile phase "cg.total" when
  * s->prof.enabled. */
 int pcg_solve(struct sim *s, cg_problem *cg, sl_err *err);
 
