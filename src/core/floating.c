@@ -104,12 +104,18 @@ int floating_mass_properties(const sim *s, int item, rigid_body_props *out, sl_e
     return SL_OK;
 }
 
-int floating_create(sim *s, sl_err *err)
+int floating_count(const scene *sc)
 {
-    const scene *sc = s->sc;
     int n = 0;
     for (int k = 0; k < sc->ngeom; ++k)
         n += sc->geom[k].floating.enabled;
+    return n;
+}
+
+int floating_create(sim *s, sl_err *err)
+{
+    const scene *sc = s->sc;
+    int n = floating_count(sc);
     if (n == 0)
         return SL_OK;
     floating *fl = calloc(1, sizeof *fl);

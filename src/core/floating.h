@@ -5,6 +5,7 @@
 #ifndef SLUICE_FLOATING_H
 #define SLUICE_FLOATING_H
 
+#include "base/scene.h"
 #include "base/status.h"
 #include "physics/rigid_body.h"
 
@@ -22,6 +23,9 @@ typedef struct floating {
     double (*torque_pre)[3];
     double *sums;             /* 6 per body: the backend's body_sums */
 } floating;
+
+/* How many of the scene's items float (before s->floating exists: a scheme's fields). */
+int floating_count(const scene *sc);
 
 /* The scene's floating items (in item order) into a new s->floating: mass, centre, inertia from the
  * filled lattice of each item's shape where the file gives none; the initial state. SL_OK with

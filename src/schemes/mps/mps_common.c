@@ -101,10 +101,7 @@ int mps_setup(sim *s, int is_explicit, sl_err *err)
     /* floating bodies in semi-implicit MPS: the gradient pass leaves phat_i where their reaction
      * pass reads it (written and read between two cell rebuilds: transient) */
     s->args.floating.mps_phat = -1;
-    int floats = 0;
-    for (int k = 0; k < sc->ngeom; ++k)
-        floats |= sc->geom[k].floating.enabled;
-    if (floats && !is_explicit && (s->args.floating.mps_phat = particles_add_field(&s->p, "mps_phat", 1)) < 0)
+    if (floating_count(sc) > 0 && !is_explicit && (s->args.floating.mps_phat = particles_add_field(&s->p, "mps_phat", 1)) < 0)
         return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the MPS particle fields");
 
     /* The fluid's class and hydrostatic pressure; the wall model sets the boundary particles'. */
