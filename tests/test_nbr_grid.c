@@ -123,6 +123,46 @@ static void check_case(int dim, int ndiv, enum layout lay, size_t n, uint64_t se
         total += na;
     }
     assert_true(total >= g.n_inside); /* every particle finds at least itself */
+
+    /* Runs cut to a shorter reach (nbr_run_range_within), as a sphere and as a cube: the same
+     * neighbours as all pairs, from at most the whole runs' candidates; in 3D at the grid's own
+     * radius the cut must drop at least a fifth of them (the corners of the block: about a third on
+     * a uniform layout), or it is not doing its job. */
+    const double fractions[] = {1.0, 0.55, 0.2};
+    for (int cube = 0; cube <= 1; ++cube)
+        for (int k = 0; k < 3; ++k) {
+            real reach = (real)(fractions[k] * rmax);
+            size_t whole = 0, cut = 0;
+            for (size_t i = 0; i < g.n_inside; ++i) {
+                real xi = p.f[PF_X][i], yi = p.f[PF_Y][i], zi = p.f[PF_Z][i];
+                size_t na = 0, nb = 0;
+                for (size_t j = 0; j < g.n_inside; ++j) {
+                    real dx = fabs(xi - p.f[PF_X][j]), dy = fabs(yi - p.f[PF_Y][j]), dz = fabs(zi - p.f[PF_Z][j]);
+                    if (cube ? fmax(dx, fmax(dy, dz)) < reach : dx * dx + dy * dy + dz * dz < reach * reach)
+                        a[na++] = (int32_t)j;
+                }
+                nbr_place at = nbr_place_of(&g.view, g.cell[i], xi, yi, zi, reach, cube);
+                for (int r = 0; r < g.view.nruns; ++r) {
+                    int32_t jb, je, wb, we;
+                    nbr_run_range(&g.view, g.cell[i], r, &wb, &we);
+                    nbr_run_range_within(&g.view, g.cell[i], r, &at, &jb, &je);
+                    assert_true(je == jb || (jb >= wb && je <= we)); /* inside the whole run */
+                    whole += (size_t)(we - wb);
+                    cut += (size_t)(je - jb);
+                    for (int32_t j = jb; j < je; ++j) {
+                        real dx = fabs(xi - p.f[PF_X][j]), dy = fabs(yi - p.f[PF_Y][j]), dz = fabs(zi - p.f[PF_Z][j]);
+                        if (cube ? fmax(dx, fmax(dy, dz)) < reach : dx * dx + dy * dy + dz * dz < reach * reach)
+                            b[nb++] = j;
+                    }
+                }
+                qsort(b, nb, sizeof *b, cmp_int);
+                assert_int_equal(na, nb);
+                assert_memory_equal(a, b, na * sizeof *a);
+            }
+            assert_true(cut <= whole);
+            if (dim == 3 && lay == UNIFORM && !cube && k == 0)
+                assert_true(cut < 0.8 * whole);
+        }
     if (lay == MOSTLY_EMPTY)
         assert_true(g.n_inside < n); /* the particles outside went to the sink cell */
     else

@@ -51,6 +51,11 @@ HD static inline void mps_wall_pressure_pass_finish(const pass_ctx *c, const mps
     c->f[PF_P][i] = c->P.mps.clamp && p < R(0.0) ? R(0.0) : p;
 }
 
+HD static inline real mps_wall_pressure_pass_reach(const pass_ctx *c)
+{
+    return c->P.mps.re_n;
+}
+
 MPS_PASS_BODY(wall_pressure)
 
 #endif

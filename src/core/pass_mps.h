@@ -44,6 +44,8 @@ HD static inline mps_kernel mps_kernel_lap(const sim_params *P)
  *   mps_NAME_pass_next(c, a, i, acc)          the end of a sweep: 1 when another is needed
  *   mps_NAME_pass_finish(c, a, i, acc)        writes particle i's outputs (and nothing else)
  *   mps_NAME_pass_cube(c)                      the interaction domain is a cube (above)
+ *   mps_NAME_pass_reach(c)                     no pair farther apart adds anything: the runs are
+ *                                              cut to it (nbr_run_range_within)
  * MPS_PASS_BODY(NAME) makes mps_NAME_body(c, i) of them: the gather loop that the CPU loops and the
  * par-part / par-cell kernels run; the staged kernels of pass_kernels.cu drive the same functions
  * with the candidates in shared memory. */
@@ -55,7 +57,8 @@ HD static inline mps_kernel mps_kernel_lap(const sim_params *P)
         mps_##NAME##_pass_acc s;                                                                    \
         if (mps_##NAME##_pass_begin(c, &a, i, &s)) {                                                \
             do {                                                                                    \
-                NBR_FOR_CANDIDATES(&c->nb, i, j, {                                                  \
+                NBR_FOR_CANDIDATES_WITHIN(&c->nb, i, a.x, a.y, a.z, mps_##NAME##_pass_reach(c),      \
+                                          mps_domain_is_cube(&c->P), j, {                          \
                     mps_particle b = mps_##NAME##_pass_load(c, j);                                  \
                     mps_##NAME##_pass_add(c, &a, i, &b, j, &s);                                     \
                 });                                                                                 \

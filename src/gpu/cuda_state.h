@@ -55,6 +55,12 @@ typedef struct cuda_sim {
     long mg_graph_generation;
     int mg_capturing;        /* launches go to mg_stream, untimed */
     int mg_graph_off;        /* capture failed once: run the loops directly */
+    int mg_recording;        /* loops are listed in mg_ops, not launched (cuda_multigrid.cu) */
+    mg_args *mg_ops;         /* the cycle's loops as recorded, before its graph is made */
+    int mg_nops, mg_ops_cap;
+    mg_args *mg_ops_dev;     /* the same on the device: the small loops' operands for k_mg_block */
+    int mg_ops_dev_cap;
+    int64_t mg_block_max;    /* loops over at most this many elements run in one block together */
     gpu_scratch scratch;
     int host_current;        /* the host arrays hold the device state */
     int max_per_cell;

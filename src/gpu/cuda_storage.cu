@@ -171,6 +171,8 @@ void cuda_release(sim *s)
         cudaGraphExecDestroy(st->mg_graph);
     if (st->mg_stream)
         cudaStreamDestroy(st->mg_stream);
+    free(st->mg_ops);
+    cudaFree(st->mg_ops_dev);
     gpu_scratch_free(&st->scratch);
     cudaEventDestroy(st->ev_start);
     cudaEventDestroy(st->ev_stop);

@@ -28,8 +28,9 @@
  *   add(c, a, i, b, j, s)  what candidate j adds to target i
  *   next(c, v, i, a, s)    the end of a sweep: true when target i needs another one
  *   finish(c, v, i, a, s)  writes target i's outputs
- *   cutoff2(c), cube(c)    no pair interacts at a squared distance (cube: along any axis) of
- *                          cutoff2 or more; par-part-compact's test
+ *   reach(c), cutoff2(c)   no pair interacts at a distance of reach (cutoff2: its square) or more
+ *   cube(c)                (cube: along any axis); the runs are cut to the reach
+ *                          (nbr_run_range_within) and par-part-compact tests the distance
  *   add_near(...)          add() for a candidate that passed that test and is not i
  * The block sweeps until none of its targets wants another sweep (__syncthreads_or), so the
  * multi-sweep MPS operators (stabilised gradient, LSMPS with its MPS fallback) stage their
@@ -80,6 +81,7 @@ struct wcsph_forces_pairs_with {
     typedef sph_force_acc acc;
     typedef sph_force_view view;
     __device__ static view view_of(const pass_ctx &c) { return wcsph_force_view(&c); }
+    __device__ static real reach(const pass_ctx &c) { return c.P.r_max; }
     __device__ static real cutoff2(const pass_ctx &c) { return c.P.r2_max; }
     __device__ static bool cube(const pass_ctx &) { return false; }
     __device__ static int dim(const pass_ctx &c) { return OPT::get(c).dim; }
@@ -191,7 +193,8 @@ typedef wcsph_forces_pairs_with<options_at_run_time> wcsph_forces_pairs;
         typedef NAME##_pass_acc acc;                                                                    \
         typedef int view;                                                                               \
         __device__ static view view_of(const pass_ctx &) { return 0; }                                  \
-        __device__ static real cutoff2(const pass_ctx &c) { return c.P.r2_max; }                        \
+        __device__ static real reach(const pass_ctx &c) { return NAME##_pass_reach(&c); }               \
+        __device__ static real cutoff2(const pass_ctx &c) { return reach(c) * reach(c); }               \
         __device__ static bool cube(const pass_ctx &c) { return NAME##_pass_cube(&c) != 0; }            \
         __device__ static source load(const pass_ctx &c, const view &, int32_t j)                       \
         {                                                                                               \
@@ -271,13 +274,16 @@ __global__ void k_pencil(const __grid_constant__ pass_ctx c, const launch_geom g
     }
     int nd = c.nb.ndiv;
     int32_t my_cell = active ? c.nb.cell[i] : c0;
+    const nbr_place at = nbr_place_of(&c.nb, my_cell, active ? c.f[PF_X][i] : R(0.0), active ? c.f[PF_Y][i] : R(0.0),
+                                      active && c.P.dim == 3 ? c.f[PF_Z][i] : R(0.0), T::reach(c), T::cube(c));
     while (__syncthreads_or(want)) { /* a sweep while any target of the block wants one */
         for (int r = 0; r < c.nb.nruns; ++r) {
             int32_t centre = c0 + c.nb.run_offset[r];
             int32_t sb = start[centre - nd], se = start[centre + len + nd];
-            /* this target's own forward-star run inside the pencil's: the same candidates as par-part */
+            /* this target's own forward-star run inside the pencil's, cut to its reach: the same
+             * candidates as par-part */
             int32_t mb, me;
-            nbr_run_range(&c.nb, my_cell, r, &mb, &me);
+            nbr_run_range_within(&c.nb, my_cell, r, &at, &mb, &me);
             for (int32_t chunk = sb; chunk < se; chunk += (int32_t)blockDim.x) {
                 int32_t j = chunk + (int32_t)threadIdx.x;
                 if (j < se)
@@ -341,10 +347,11 @@ __global__ void k_par_part_compact(const __grid_constant__ pass_ctx c, int32_t n
     const bool cube = T::cube(c);
     const real xi = X[i], yi = Y[i], zi = three ? Z[i] : R(0.0);
     const int32_t cell = c.nb.cell[i];
+    const nbr_place at = nbr_place_of(&c.nb, cell, xi, yi, zi, T::reach(c), cube);
     while (want) {
         for (int r = 0; r < c.nb.nruns; ++r) {
             int32_t jb, je;
-            nbr_run_range(&c.nb, cell, r, &jb, &je);
+            nbr_run_range_within(&c.nb, cell, r, &at, &jb, &je);
             for (int32_t chunk = jb; chunk < je; chunk += 32) {
                 int m = min(32, je - chunk);
                 unsigned near = cube ? near_mask<true>(X, Y, Z, three, xi, yi, zi, cut2, i, chunk, m)
@@ -431,6 +438,7 @@ __global__ void k_par_part_sym(const __grid_constant__ pass_ctx c, int32_t n, sy
     const real w_min = T::w_above(a);
     const bool typed = !__all_sync(__activemask(), a.fluid); /* one value per warp */
     const int32_t cell = c.nb.cell[i];
+    const nbr_place at = nbr_place_of(&c.nb, cell, a.x, a.y, a.z, T::reach(c), 0);
     /* The runs before the own row's hold no j > i. Each warp starts at a different one of the rest
      * (5 apart: neighbouring warps would otherwise sweep the same rows above together), so the
      * atomics of warps running at once fall more often on different particles' sums: 1% faster. */
@@ -441,7 +449,7 @@ __global__ void k_par_part_sym(const __grid_constant__ pass_ctx c, int32_t n, sy
         if (r >= c.nb.nruns)
             r -= count;
         int32_t jb, je;
-        nbr_run_range(&c.nb, cell, r, &jb, &je);
+        nbr_run_range_within(&c.nb, cell, r, &at, &jb, &je);
         jb = max(jb, i + 1);
         for (int32_t chunk = jb; chunk < je; chunk += 32) {
             int m = min(32, je - chunk);

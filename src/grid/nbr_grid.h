@@ -132,6 +132,76 @@ HD static inline void nbr_run_range(const nbr_view *v, int32_t c, int r, int32_t
     *end = v->cell_start[centre + v->ndiv + 1];
 }
 
+/* Where a point lies in its cell, for trimming the runs to a pass's own reach (nbr_run_range_within):
+ * a pass whose radius is shorter than the grid's (MPS's density and gradient at re_n on a grid built
+ * for the Laplacian's re_lap, its collision at a fraction of a spacing) or a point near a corner of its
+ * cell need not read the whole (2 ndiv + 1)^dim block. The SPHERIC box at 10^6 particles: 915
+ * candidates for 31 neighbours within re_n (docs/performance.md). */
+typedef struct nbr_place {
+    real f[3];     /* the point's offset from its cell's lower corner, in cells (in [0, 1) while the cells
+                    * are those of the current positions) */
+    real reach[3]; /* the reach in cells along each axis, with a margin for rounding */
+    int cube;      /* the interaction domain is a cube (the MPS cubic weight): each axis on its own */
+} nbr_place;
+
+/* Rounding margin, in cells: fractions of a cell are computed from float positions, so a pair exactly
+ * at the reach could otherwise fall out; a thousandth of a cell costs nothing. */
+#define NBR_REACH_MARGIN ((real)1.0e-3)
+
+/* The place of point (x, y, z) in cell c (the cell the build gave it), for a pass of reach `reach`
+ * (<= the grid's radius). */
+HD static inline nbr_place nbr_place_of(const nbr_view *v, int32_t c, real x, real y, real z, real reach, int cube)
+{
+    const int m = v->ndiv, mz = v->dim == 3 ? m : 0;
+    const int64_t n0 = v->nc[0], n1 = v->nc[1];
+    const int64_t q[3] = {c % n0 - m, (c / n0) % n1 - m, c / (n0 * n1) - mz};
+    const real u[3] = {x, y, z};
+    nbr_place p;
+    for (int a = 0; a < 3; ++a) {
+        p.f[a] = a < v->dim ? (real)(((double)u[a] - v->origin[a]) / v->cell_size[a] - (double)q[a]) : R(0.0);
+        p.reach[a] = (real)((double)reach / v->cell_size[a]) + NBR_REACH_MARGIN;
+    }
+    p.cube = cube;
+    return p;
+}
+
+/* Distance in cells from a point at fraction f of its cell to the nearest face of the cell d rows
+ * away (0 for its own row). */
+HD static inline real nbr_row_gap(int d, real f)
+{
+    real g = d > 0 ? (real)d - f : d < 0 ? f - (real)d - R(1.0) : R(0.0);
+    return g > R(0.0) ? g : R(0.0);
+}
+
+/* Run r for a point placed at p in cell c, cut to the cells its reach touches: empty when the row is
+ * out of reach, else the cells along x within the reach left in that row. Every candidate closer
+ * than the reach (along every axis, for a cube) is in the result, in nbr_run_range's order (a grid
+ * without periodic axes). */
+HD static inline void nbr_run_range_within(const nbr_view *v, int32_t c, int r, const nbr_place *p, int32_t *begin,
+                                           int32_t *end)
+{
+    const int m = v->ndiv;
+    real gy = nbr_row_gap(v->run_dy[r], p->f[1]) / p->reach[1];
+    real gz = v->dim == 3 ? nbr_row_gap(v->run_dz[r], p->f[2]) / p->reach[2] : R(0.0);
+    real rx; /* the reach left along x, in cells */
+    if (p->cube) {
+        rx = gy < R(1.0) && gz < R(1.0) ? p->reach[0] : R(-1.0);
+    } else {
+        real left = R(1.0) - gy * gy - gz * gz;
+        rx = left >= R(0.0) ? p->reach[0] * sqrt(left) : R(-1.0);
+    }
+    int lo = rx < R(0.0) ? 1 : (int)floor(p->f[0] - rx), hi = rx < R(0.0) ? 0 : (int)floor(p->f[0] + rx);
+    lo = lo < -m ? -m : lo;
+    hi = hi > m ? m : hi;
+    int32_t centre = c + v->run_offset[r];
+    if (lo > hi) {
+        *begin = *end = v->cell_start[centre];
+        return;
+    }
+    *begin = v->cell_start[centre + lo];
+    *end = v->cell_start[centre + hi + 1];
+}
+
 /* Run r of cell c on a grid with periodic axes: the row (dy, dz) folded back across a periodic
  * seam, and along a periodic x the 2 ndiv + 1 cells split in two ranges where they cross it. */
 HD static inline int nbr_run_ranges_periodic(const nbr_view *v, int32_t c, int r, int32_t begin[2], int32_t end[2])
@@ -200,6 +270,35 @@ HD static inline int nbr_own_row_run(const nbr_view *v)
                      j < nbr_end_; ++j) {                                                         \
                     __VA_ARGS__                                                                   \
                 }                                                                                 \
+        }                                                                                         \
+    } while (0)
+
+/* The candidates of particle i at (x, y, z) within `reach` (<= the grid's radius; cube: along every
+ * axis) and some beyond it, in run order: nbr_run_range_within's cut runs; on a grid with periodic
+ * axes all of NBR_FOR_CANDIDATES's (the seam's folding is not cut). */
+#ifdef SLUICE_NO_PERIODIC
+#define NBR_FOR_CANDIDATES_WITHIN(nb, i, x, y, z, reach, cube, j, ...) \
+    NBR_FOR_CANDIDATES_CUT(nb, i, x, y, z, reach, cube, j, __VA_ARGS__)
+#else
+#define NBR_FOR_CANDIDATES_WITHIN(nb, i, x, y, z, reach, cube, j, ...)  \
+    do {                                                              \
+        if ((nb)->periodic)                                           \
+            NBR_FOR_CANDIDATES(nb, i, j, __VA_ARGS__);                \
+        else                                                          \
+            NBR_FOR_CANDIDATES_CUT(nb, i, x, y, z, reach, cube, j, __VA_ARGS__); \
+    } while (0)
+#endif
+
+#define NBR_FOR_CANDIDATES_CUT(nb, i, x, y, z, reach, cube, j, ...)                                 \
+    do {                                                                                          \
+        int32_t nbr_c_ = (nb)->cell[i];                                                           \
+        nbr_place nbr_p_ = nbr_place_of(nb, nbr_c_, x, y, z, reach, cube);                        \
+        for (int nbr_r_ = 0; nbr_r_ < (nb)->nruns; ++nbr_r_) {                                    \
+            int32_t nbr_jb_, nbr_je_;                                                             \
+            nbr_run_range_within(nb, nbr_c_, nbr_r_, &nbr_p_, &nbr_jb_, &nbr_je_);                \
+            for (int32_t j = nbr_jb_; j < nbr_je_; ++j) {                                         \
+                __VA_ARGS__                                                                       \
+            }                                                                                     \
         }                                                                                         \
     } while (0)
 

@@ -3,6 +3,7 @@
 
 #include "core/sim.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void multigrid_init(multigrid *mg, int diag_field)
@@ -22,6 +23,10 @@ void multigrid_init(multigrid *mg, int diag_field)
     /* 2 x 2 x 2 cells into one: merging 3 or 4 per axis takes fewer levels but more iterations,
      * slower on the H200 at 217k and 1M particles (docs/performance.md) */
     mg->merge = 2;
+    /* the rows' layout (core/sparse_ell.h): 8 entries of a row per 32-byte group (measurement knob
+     * SLUICE_ELL_SHIFT, 0 for column-major, while the layouts are compared) */
+    const char *shift = getenv("SLUICE_ELL_SHIFT");
+    mg->A.shift = shift && *shift >= '0' && *shift <= '5' ? *shift - '0' : 3;
 }
 
 static void free_levels(sim *s, multigrid *mg)
@@ -73,8 +78,9 @@ static int alloc_rows(sim *s, multigrid *mg, size_t rows, int width, sl_err *err
 {
     free_rows(s, mg);
     mg->rows = rows;
-    mg->A.width = width;
+    mg->A.width = sparse_ell_round_width(width, mg->A.shift);
     mg->A.stride = (int64_t)rows;
+    width = mg->A.width;
     mg->A.col = s->be->mg->alloc(s, rows * (size_t)width * sizeof(int32_t), err);
     mg->A.val = mg->A.col ? s->be->mg->alloc(s, rows * (size_t)width * sizeof(real), err) : NULL;
     mg->A.count = mg->A.val ? s->be->mg->alloc(s, rows * sizeof(int32_t), err) : NULL;

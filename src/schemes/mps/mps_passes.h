@@ -184,6 +184,11 @@ HD static inline void mps_accel_pass_finish(const pass_ctx *c, const mps_particl
     PASS_FIELD(c, MS_FALLBACK)[i] = (real)s->fallbacks;
 }
 
+HD static inline real mps_accel_pass_reach(const pass_ctx *c)
+{
+    return c->P.r_max /* re_lap, and re_n for the starting density */;
+}
+
 MPS_PASS_BODY(accel)
 
 /* u* = u + dt a, x* = x + dt u* for fluid particles. */
@@ -236,6 +241,11 @@ HD static inline void mps_collision_pass_finish(const pass_ctx *c, const mps_par
     PASS_FIELD(c, MS_GX)[i] = s->du[0];
     PASS_FIELD(c, MS_GY)[i] = s->du[1];
     PASS_FIELD(c, MS_GZ)[i] = c->P.dim == 3 ? s->du[2] : R(0.0);
+}
+
+HD static inline real mps_collision_pass_reach(const pass_ctx *c)
+{
+    return c->P.mps.collision_distance;
 }
 
 MPS_PASS_BODY(collision)
@@ -299,6 +309,11 @@ HD static inline void mps_density_pass_finish(const pass_ctx *c, const mps_parti
     if (c->P.mps.is_explicit)
         f[PF_P][i] = mps_admissible_pressure(cls, P->eos_b * (real_pow(n / n0, P->eos_gamma) - R(1.0)),
                                              P->mps.clamp);
+}
+
+HD static inline real mps_density_pass_reach(const pass_ctx *c)
+{
+    return c->P.mps.re_n;
 }
 
 MPS_PASS_BODY(density)
@@ -379,6 +394,11 @@ HD static inline void mps_ppe_setup_pass_finish(const pass_ctx *c, const mps_par
     x[i] = f[PF_P][i] > 0 ? f[PF_P][i] : 0; /* warm start from the last pressure */
 }
 
+HD static inline real mps_ppe_setup_pass_reach(const pass_ctx *c)
+{
+    return c->P.r_max /* re_lap, and re_n for the surface rows */;
+}
+
 MPS_PASS_BODY(ppe_setup)
 
 /* ---- PPE apply: out = A in, the Poisson matrix applied (the CG solver sets c->a.in and c->a.out) ---- */
@@ -416,6 +436,11 @@ HD static inline void mps_ppe_apply_pass_finish(const pass_ctx *c, const mps_par
 {
     mps_scope unknown = mps_pass_scope(c, mps_kernel_lap(&c->P), MC_MASK_UNKNOWN);
     c->f[c->a.out][i] = s->on ? mps_ppe_apply_finish(&unknown, PASS_FIELD(c, MS_DIAG)[i], a->u[0], s->sum) : 0;
+}
+
+HD static inline real mps_ppe_apply_pass_reach(const pass_ctx *c)
+{
+    return c->P.mps.re_lap;
 }
 
 MPS_PASS_BODY(ppe_apply)
@@ -543,6 +568,11 @@ HD static inline void mps_gradient_pass_finish(const pass_ctx *c, const mps_part
     fallback[i] = accel_part + (real)fell_back;
 }
 
+HD static inline real mps_gradient_pass_reach(const pass_ctx *c)
+{
+    return c->P.mps.re_n;
+}
+
 MPS_PASS_BODY(gradient)
 
 /* ---- single operators of the pressure field for `sluice bench --case operators`: every particle,
@@ -576,6 +606,11 @@ HD static inline void mps_op_gradient_pass_finish(const pass_ctx *c, const mps_p
     PASS_FIELD(c, MS_GX)[i] = s->g.grad[0];
     PASS_FIELD(c, MS_GY)[i] = s->g.grad[1];
     PASS_FIELD(c, MS_GZ)[i] = s->g.grad[2];
+}
+
+HD static inline real mps_op_gradient_pass_reach(const pass_ctx *c)
+{
+    return c->P.mps.re_n;
 }
 
 MPS_PASS_BODY(op_gradient)
@@ -615,6 +650,11 @@ HD static inline void mps_op_laplacian_pass_finish(const pass_ctx *c, const mps_
     PASS_FIELD(c, MS_AX)[i] = mps_laplacian_factor(&sc) * s->sum[0];
 }
 
+HD static inline real mps_op_laplacian_pass_reach(const pass_ctx *c)
+{
+    return c->P.mps.re_lap;
+}
+
 MPS_PASS_BODY(op_laplacian)
 
 /* The first-order LSMPS gradient (of p_j - p_i) with the density kernel, the plain MPS gradient
@@ -644,6 +684,11 @@ HD static inline void mps_op_lsmps_gradient_pass_finish(const pass_ctx *c, const
     PASS_FIELD(c, MS_GY)[i] = s->g.grad[1];
     PASS_FIELD(c, MS_GZ)[i] = s->g.grad[2];
     PASS_FIELD(c, MS_FALLBACK)[i] = (real)s->g.fell_back;
+}
+
+HD static inline real mps_op_lsmps_gradient_pass_reach(const pass_ctx *c)
+{
+    return c->P.mps.re_n;
 }
 
 MPS_PASS_BODY(op_lsmps_gradient)
