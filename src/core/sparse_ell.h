@@ -15,7 +15,7 @@
  * every row before group g + 1 of any. shift 0 is column-major (entry k of consecutive rows at
  * consecutive addresses); shift 3 puts 8 entries of a row in one 32-byte sector, which the thread
  * that assembles the row fills whole (docs/performance.md has both measured). width is a multiple
- * of 2^shift. */
+ * of 2^shift and of SPARSE_ELL_GROUP. */
 typedef struct sparse_ell {
     int32_t *col;
     real *val;
@@ -32,21 +32,84 @@ HD static inline int64_t sparse_ell_index(const sparse_ell *m, int32_t i, int32_
     return ((((int64_t)(k >> m->shift)) * m->stride + i) << m->shift) + (k & low);
 }
 
-/* A width rounded up to whole groups of the layout. */
+/* A width rounded up to whole groups of the layout and of the assembly (SPARSE_ELL_GROUP). */
 static inline int32_t sparse_ell_round_width(int32_t width, int32_t shift)
 {
-    const int32_t group = 1 << shift;
+    const int32_t group = (1 << shift) > 8 ? 1 << shift : 8;
     return (width + group - 1) / group * group;
 }
 
-/* Appends entry (j, v) to row i; the count goes on past the width. */
-HD static inline void sparse_ell_append(const sparse_ell *m, int32_t i, int32_t *count, int32_t j, real v)
+/* A row's entries on their way to the matrix, a group of the layout at a time: the assembly's
+ * 4-byte stores, each to a different sector across a warp, bound the set-up pass; held in registers
+ * and written a group at once, they go as two 16-byte stores of values and two of columns per 8
+ * entries (docs/performance.md). The newest entry is last: appending moves the others down (fixed
+ * indices, so a GPU keeps them in registers). */
+enum { SPARSE_ELL_GROUP = 8 };
+
+typedef struct sparse_ell_pending {
+    real val[SPARSE_ELL_GROUP];
+    int32_t col[SPARSE_ELL_GROUP];
+} sparse_ell_pending;
+
+HD static inline void sparse_ell_pending_clear(sparse_ell_pending *q)
+{
+    for (int k = 0; k < SPARSE_ELL_GROUP; ++k) {
+        q->val[k] = R(0.0);
+        q->col[k] = 0;
+    }
+}
+
+HD static inline void sparse_ell_pending_push(sparse_ell_pending *q, int32_t j, real v)
+{
+    for (int k = 0; k + 1 < SPARSE_ELL_GROUP; ++k) {
+        q->val[k] = q->val[k + 1];
+        q->col[k] = q->col[k + 1];
+    }
+    q->val[SPARSE_ELL_GROUP - 1] = v;
+    q->col[SPARSE_ELL_GROUP - 1] = j;
+}
+
+/* Writes q as entries k0 .. k0 + 7 of row i (k0 a multiple of 8, below the width: the whole group
+ * lies in the row's storage; slots past the row's count are never read). */
+HD static inline void sparse_ell_store_group(const sparse_ell *m, int32_t i, int32_t k0, const sparse_ell_pending *q)
+{
+#if defined(__CUDA_ARCH__) && !REAL_IS_DOUBLE
+    if (m->shift == 3) { /* the group is 32 aligned bytes of each array */
+        float4 *v = (float4 *)(m->val + sparse_ell_index(m, i, k0));
+        int4 *c = (int4 *)(m->col + sparse_ell_index(m, i, k0));
+        v[0] = make_float4(q->val[0], q->val[1], q->val[2], q->val[3]);
+        v[1] = make_float4(q->val[4], q->val[5], q->val[6], q->val[7]);
+        c[0] = make_int4(q->col[0], q->col[1], q->col[2], q->col[3]);
+        c[1] = make_int4(q->col[4], q->col[5], q->col[6], q->col[7]);
+        return;
+    }
+#endif
+    for (int k = 0; k < SPARSE_ELL_GROUP; ++k) {
+        m->val[sparse_ell_index(m, i, k0 + k)] = q->val[k];
+        m->col[sparse_ell_index(m, i, k0 + k)] = q->col[k];
+    }
+}
+
+/* Appends entry (j, v) to row i, whose count goes on past the width; a full group is written. */
+HD static inline void sparse_ell_append(const sparse_ell *m, int32_t i, int32_t *count, sparse_ell_pending *q,
+                                        int32_t j, real v)
 {
     int32_t k = (*count)++;
-    if (k < m->width) {
-        m->col[sparse_ell_index(m, i, k)] = j;
-        m->val[sparse_ell_index(m, i, k)] = v;
-    }
+    sparse_ell_pending_push(q, j, v);
+    if ((k & (SPARSE_ELL_GROUP - 1)) == SPARSE_ELL_GROUP - 1 && k < m->width)
+        sparse_ell_store_group(m, i, k - (SPARSE_ELL_GROUP - 1), q);
+}
+
+/* Writes the row's last, partial group (moved to the group's start) after its last append. */
+HD static inline void sparse_ell_finish_row(const sparse_ell *m, int32_t i, int32_t count, const sparse_ell_pending *q)
+{
+    int32_t left = count & (SPARSE_ELL_GROUP - 1);
+    if (!left || count > m->width)
+        return;
+    sparse_ell_pending g = *q;
+    for (int32_t k = left; k < SPARSE_ELL_GROUP; ++k)
+        sparse_ell_pending_push(&g, 0, R(0.0));
+    sparse_ell_store_group(m, i, count - left, &g);
 }
 
 #endif

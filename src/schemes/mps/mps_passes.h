@@ -323,6 +323,7 @@ MPS_PASS_BODY(density)
 typedef struct mps_ppe_setup_pass_acc {
     int on;
     int32_t entries; /* the row's off-diagonal entries, when the solver wants A assembled */
+    sparse_ell_pending pending; /* its entries not yet written */
     real wsum; /* sum of w over the neighbours with a pressure */
     real div;  /* the divergence's sum (mixed source) */
 } mps_ppe_setup_pass_acc;
@@ -339,6 +340,7 @@ HD static inline int mps_ppe_setup_pass_begin(const pass_ctx *c, const mps_parti
     uint8_t cls = c->tag[i];
     s->on = cls == MC_FLUID || cls == MC_WALL;
     s->entries = 0;
+    sparse_ell_pending_clear(&s->pending);
     s->wsum = s->div = R(0.0);
     return s->on;
 }
@@ -354,7 +356,7 @@ HD static inline void mps_ppe_setup_pass_add(const pass_ctx *c, const mps_partic
         mps_pair g;
         real w = mps_neighbour_weight(&unknown, a, i, b, j, &g);
         if (w > R(0.0))
-            sparse_ell_append(&c->a.ell, i, &s->entries, j, -mps_laplacian_factor(&unknown) * w);
+            sparse_ell_append(&c->a.ell, i, &s->entries, &s->pending, j, -mps_laplacian_factor(&unknown) * w);
     }
     if (P->mps.source == MPS_SOURCE_MIXED) {
         mps_scope all = mps_pass_scope(c, mps_kernel_n(P), MC_MASK_ALL);
@@ -371,8 +373,10 @@ HD static inline void mps_ppe_setup_pass_finish(const pass_ctx *c, const mps_par
     real *const *f = c->f;
     (void)a;
     real *diag = PASS_FIELD(c, MS_DIAG), *b = PASS_FIELD(c, MS_B), *x = PASS_FIELD(c, MS_X);
-    if (c->a.ell.val)
+    if (c->a.ell.val) {
+        sparse_ell_finish_row(&c->a.ell, i, s->entries, &s->pending);
         c->a.ell.count[i] = s->entries;
+    }
     if (!s->on) {
         diag[i] = b[i] = x[i] = PASS_FIELD(c, MS_BLOCK_DIAG)[i] = 0;
         return;
