@@ -29,4 +29,12 @@ typedef float real;
 #define SL_RESTRICT restrict
 #endif
 
+/* A struct member aligned to n bytes: on the first member, the struct's alignment, so that a GPU reads
+ * a struct of four reals from shared memory with one 16-byte load instead of four. */
+#ifdef __cplusplus
+#define SL_ALIGNED(n) alignas(n)
+#else
+#define SL_ALIGNED(n) _Alignas(n)
+#endif
+
 #endif

@@ -244,6 +244,16 @@ SLUICE_PASSES(PAIR_TRAITS)
 #define FORM_HAS_SYM_PAIRS 0
 #define FORM_HAS_SYM_SYM 1
 
+/* Whether staged candidate b lies closer to target a than the pass's reach (cut2 its square; cube:
+ * along every axis): the pair body, many times longer than this test, runs only for those. */
+template <class S>
+__device__ static inline bool staged_near(const S &b, const S &a, bool three, bool cube, real cut2)
+{
+    real dx = a.x - b.x, dy = a.y - b.y, dz = three ? a.z - b.z : R(0.0);
+    real d2 = cube ? fmax(dx * dx, fmax(dy * dy, dz * dz)) : dx * dx + dy * dy + dz * dz;
+    return d2 < cut2;
+}
+
 /* x-pencil (and par-cell-sm with L = 1): block b takes cells [ix0, ix0 + L) of one (iy, iz) row;
  * its targets, at most blockDim of them, are contiguous; so is each source pencil. */
 template <class T>
@@ -273,6 +283,8 @@ __global__ void k_pencil(const __grid_constant__ pass_ctx c, const launch_geom g
         want = T::begin(c, v, i, a, s);
     }
     int nd = c.nb.ndiv;
+    const bool three = c.P.dim == 3, cube = T::cube(c);
+    const real cut2 = T::cutoff2(c) * R(1.00001); /* a margin: the pair body decides at the boundary */
     int32_t my_cell = active ? c.nb.cell[i] : c0;
     const nbr_place at = nbr_place_of(&c.nb, my_cell, active ? c.f[PF_X][i] : R(0.0), active ? c.f[PF_Y][i] : R(0.0),
                                       active && c.P.dim == 3 ? c.f[PF_Z][i] : R(0.0), T::reach(c), T::cube(c));
@@ -292,7 +304,8 @@ __global__ void k_pencil(const __grid_constant__ pass_ctx c, const launch_geom g
                 if (want) {
                     int32_t kb = max(mb, chunk) - chunk, ke = min(me, chunk + (int32_t)blockDim.x) - chunk;
                     for (int32_t k = kb; k < ke; ++k)
-                        T::add(c, a, i, src[k], chunk + k, s);
+                        if (staged_near(src[k], a, three, cube, cut2)) /* the rest add nothing */
+                            T::add(c, a, i, src[k], chunk + k, s);
                 }
                 __syncthreads();
             }

@@ -72,9 +72,12 @@ typedef struct mps_scope {
 } mps_scope;
 
 /* One particle as the pair functions see it: position (z = 0 in 2D), class, and the field values
- * the operator reads (which ones: see each operator; unused ones are 0). */
+ * the operator reads (which ones: see each operator; unused ones are 0). Aligned to 16 bytes: the
+ * staged GPU kernels read a candidate from shared memory as two 16-byte loads, not seven 4-byte
+ * ones (the MPS passes were bound by their load instructions, docs/performance.md). */
 typedef struct mps_particle {
-    real x, y, z;
+    SL_ALIGNED(4 * sizeof(real)) real x;
+    real y, z;
     real u[3];
     uint8_t cls;
 } mps_particle;
