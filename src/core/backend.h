@@ -115,6 +115,34 @@ typedef struct backend_buffer {
     size_t cap;
 } backend_buffer;
 
+/* The MPI halo's traffic (parallel/mpi_halo.c): values of a few fields at a list of particles,
+ * between the backend's arrays and host memory, so that a refresh of the ghosts moves the ghost
+ * bands' values and nothing else. idx is where the backend reads it (backend.upload's copy, made
+ * once per halo plan; the host array where upload is NULL); v is host memory, particle by particle:
+ * v[k nf + j] is field fields[j] of particle idx[k], k < n. A field number BACKEND_FIELD_TAG names
+ * the particles' tag (the MPS class a pass writes), carried as a real (0..255, exact). */
+enum { BACKEND_FIELD_TAG = PF_MAX };
+
+enum backend_halo_op {
+    HALO_SET,  /* the particles' values = v */
+    HALO_ADD,  /* += v (real fields only) */
+    HALO_ZERO  /* = 0; v is not read (may be NULL) */
+};
+
+typedef struct backend_halo_hooks {
+    /* v = the fields at idx. */
+    int (*gather)(struct sim *s, const int *fields, int nf, const int32_t *idx, size_t n, real *v, sl_err *err);
+    /* The fields at idx from v as op says; idx names no particle twice (on a device the order of two
+     * writes to one particle is not defined). */
+    int (*scatter)(struct sim *s, const int *fields, int nf, const int32_t *idx, size_t n, const real *v,
+                   enum backend_halo_op op, sl_err *err);
+    /* Removes the particles whose id is negative (the ghosts), the others keeping their order and
+     * every field; sets s->p.n and s->g.n_inside. The grid's cells are left as the sort made them
+     * (only passes without neighbours run before the next build_cells). NULL where the host arrays
+     * are the state: mpi_halo.c compacts them. */
+    int (*drop_ghosts)(struct sim *s, sl_err *err);
+} backend_halo_hooks;
+
 typedef struct backend {
     const char *name;
     /* 1 when the backend can run on this machine (a device is present); NULL: always. */
@@ -175,6 +203,8 @@ typedef struct backend {
     int (*body_sums)(struct sim *s, int body, int nbodies, const int acc[3], double *out);
     /* Frees what upload allocated in *buf. */
     void (*buffer_free)(struct sim *s, backend_buffer *buf);
+    /* The MPI halo's gathers and scatters (every backend has them). */
+    const backend_halo_hooks *halo;
 } backend;
 
 extern const backend backend_cpu;
