@@ -2,7 +2,7 @@
  *
  * The backend is split by job: cuda_storage.cu (the device arrays), cuda_binning.cu (sorting into
  * the grid), cuda_autotune.cu (strategy choice, running passes, timing), cuda_vectors.cu
- * (reductions, the CG primitives), cuda_hooks.cu (bench and test hooks, backend_cuda.h) and
+ * (reductions, the CG primitives), cuda_halo.cu (the MPI halo's gathers and scatters), cuda_hooks.cu (bench and test hooks, backend_cuda.h) and
  * backend_cuda.cu (the backend table and errors). */
 #ifndef SLUICE_CUDA_STATE_H
 #define SLUICE_CUDA_STATE_H
@@ -56,6 +56,8 @@ typedef struct cuda_sim {
     int mg_capturing;        /* launches go to mg_stream, untimed */
     int mg_graph_off;        /* capture failed once: run the loops directly */
     gpu_scratch scratch;
+    gpu_scratch halo_stage;  /* the MPI halo's values on their way to or from the host (cuda_halo.cu) */
+    gpu_scratch halo_index;  /* the ghosts' drop: the kept particles' places and order */
     int host_current;        /* the host arrays hold the device state */
     int max_per_cell;
     int sm_count;
@@ -110,6 +112,9 @@ int cuda_body_sums(sim *s, int body, int nbodies, const int acc[3], double *out)
 
 /* cuda_hooks.cu: the backend's bench hooks. */
 extern const backend_bench_hooks cuda_bench_hooks;
+
+/* cuda_halo.cu: the backend's MPI halo hooks. */
+extern "C" const backend_halo_hooks cuda_halo_hooks;
 
 /* cuda_multigrid.cu: the backend's multigrid primitives. */
 extern "C" const backend_mg_hooks cuda_mg_hooks;

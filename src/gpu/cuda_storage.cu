@@ -172,6 +172,8 @@ void cuda_release(sim *s)
     if (st->mg_stream)
         cudaStreamDestroy(st->mg_stream);
     gpu_scratch_free(&st->scratch);
+    gpu_scratch_free(&st->halo_stage);
+    gpu_scratch_free(&st->halo_index);
     cudaEventDestroy(st->ev_start);
     cudaEventDestroy(st->ev_stop);
     free(st);
