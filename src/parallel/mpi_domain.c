@@ -186,6 +186,10 @@ void domain_detach(sim *s)
     if (!d)
         return;
     domain_ungather(s);
+    if (s->be && s->be->buffer_free) { /* the plan's device copies, while the backend still holds its state */
+        s->be->buffer_free(s, &d->order_dev);
+        s->be->buffer_free(s, &d->slot_dev);
+    }
     free(d->first);
     free(d->counts);
     routes_free(&d->moves);
