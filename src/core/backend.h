@@ -141,6 +141,10 @@ typedef struct backend_halo_hooks {
      * (only passes without neighbours run before the next build_cells). NULL where the host arrays
      * are the state: mpi_halo.c compacts them. */
     int (*drop_ghosts)(struct sim *s, sl_err *err);
+    /* Copies the ids and field `field` of every particle into the host arrays, the others left as
+     * they are (sim_sync_host still copies everything): what the halo's plan reads after the sort.
+     * NULL where the host arrays are the state. */
+    int (*ids_to_host)(struct sim *s, int field, sl_err *err);
 } backend_halo_hooks;
 
 typedef struct backend {

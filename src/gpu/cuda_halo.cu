@@ -176,4 +176,16 @@ static int cuda_halo_drop(sim *s, sl_err *err)
     return SL_OK;
 }
 
-extern "C" const backend_halo_hooks cuda_halo_hooks = {cuda_halo_gather, cuda_halo_scatter, cuda_halo_drop};
+/* Two arrays instead of every one (the host stays marked stale: sim_sync_host copies the rest). */
+static int cuda_halo_ids_to_host(sim *s, int field, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    if (!st)
+        return gpu_fail_input(err, "CUDA backend: the ids asked for before the particles reached the device");
+    GPU_TRY(cudaMemcpy(s->p.id, st->id, s->p.n * sizeof(int32_t), cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(s->p.f[field], st->f[field], s->p.n * sizeof(real), cudaMemcpyDeviceToHost), err);
+    return SL_OK;
+}
+
+extern "C" const backend_halo_hooks cuda_halo_hooks = {cuda_halo_gather, cuda_halo_scatter, cuda_halo_drop,
+                                                       cuda_halo_ids_to_host};

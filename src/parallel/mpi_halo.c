@@ -109,9 +109,9 @@ static int exchange_halo(struct domain *d, sim *s, sl_err *err)
 
 /* A backend that keeps the particles in device memory (CUDA) is staged through the host arrays
  * here, once per build: migration, balance and the ghosts' append run on s->p between
- * sim_sync_host and sim_sync_device (which do nothing on the CPU), whole arrays each way, and the
- * plan reads the sorted ids on the host. Selecting the bands and the leavers on the device is the
- * next step (docs/architecture.md). */
+ * sim_sync_host and sim_sync_device (which do nothing on the CPU), whole arrays each way; after
+ * the sort the plan reads only the ids and the positions along the slab axis on the host. Selecting
+ * the bands and the leavers on the device is the next step (docs/architecture.md). */
 int domain_build_cells(sim *s, sl_err *err)
 {
     struct domain *d = s->domain;
@@ -124,7 +124,10 @@ int domain_build_cells(sim *s, sl_err *err)
     SL_TRY(exchange_halo(d, s, err));
     SL_TRY(sim_sync_device(s, err));
     SL_TRY(s->be->build_cells(s, err));
-    sim_sync_host(s); /* the ghosts' places after the sort */
+    if (s->be->halo->ids_to_host) /* the ghosts' places after the sort, and the band's */
+        SL_TRY(s->be->halo->ids_to_host(s, PF_X + d->axis, err));
+    else
+        sim_sync_host(s);
     return plan_halo(d, s, err);
 }
 
