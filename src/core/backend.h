@@ -145,6 +145,22 @@ typedef struct backend_halo_hooks {
      * they are (sim_sync_host still copies everything): what the halo's plan reads after the sort.
      * NULL where the host arrays are the state. */
     int (*ids_to_host)(struct sim *s, int field, sl_err *err);
+    /* The cell build's exchanges (migration and the ghosts' append, mpi_exchange.c) without copying
+     * every array: the host arrays serve as the records' staging, current only where these hooks
+     * and ids_to_host wrote them (the host stays marked stale: sim_sync_host copies everything).
+     * NULL, all three, where the host arrays are the state.
+     * fetch: the persistent fields (p->transient[k] == 0), ids, kinds and tags of particles
+     *   idx[0 .. n) (host memory, no particle twice) copied into the host arrays at the same places:
+     *   what a record carries. */
+    int (*fetch)(struct sim *s, const int32_t *idx, size_t n, sl_err *err);
+    /* remove: particles idx[0 .. n) (host memory, no particle twice) removed, the others keeping
+     *   their order and every field; sets s->p.n (the host arrays are not touched) and keeps
+     *   s->g.n_inside counting the remaining particles among the first n_inside. */
+    int (*remove)(struct sim *s, const int32_t *idx, size_t n, sl_err *err);
+    /* append: the host arrays' particles [first, s->p.n) (every field, transient ones too, ids,
+     *   kinds, tags) copied to the end of the backend's, which hold [0, first) and grow as needed,
+     *   those kept. */
+    int (*append)(struct sim *s, size_t first, sl_err *err);
 } backend_halo_hooks;
 
 typedef struct backend {

@@ -57,7 +57,7 @@ typedef struct cuda_sim {
     int mg_graph_off;        /* capture failed once: run the loops directly */
     gpu_scratch scratch;
     gpu_scratch halo_stage;  /* the MPI halo's values on their way to or from the host (cuda_halo.cu) */
-    gpu_scratch halo_index;  /* the ghosts' drop: the kept particles' places and order */
+    gpu_scratch halo_index;  /* the drop and remove's places and order; the lists fetch and remove upload */
     int host_current;        /* the host arrays hold the device state */
     int max_per_cell;
     int sm_count;
@@ -82,6 +82,7 @@ void cuda_remember_error(sim *s, const sl_err *err);
 
 /* cuda_storage.cu: the backend's to_device, to_host and release. */
 int cuda_to_device(sim *s, sl_err *err);
+int cuda_reserve(sim *s, size_t n, size_t keep, sl_err *err); /* room for n, the first keep kept */
 void cuda_to_host(sim *s);
 void cuda_release(sim *s);
 const void *cuda_upload(sim *s, backend_buffer *buf, const void *host, size_t bytes);

@@ -73,8 +73,15 @@ int domain_column(const struct domain *d, real x);
 /* The rank whose slab holds column col (>= 0). */
 int domain_owner(const struct domain *d, int col);
 
+/* Whether the cell build stages its exchanges through the backend's fetch, remove and append
+ * (backend.halo: a device backend; the host arrays then hold current ids and slab-axis positions,
+ * and the records' particles, and nothing else). */
+int domain_staged(const sim *s);
+
 /* Sends the particles along r and appends what the other ranks send to s->p. as_ghost: copies whose
- * id is sent as -1 - id (the particles stay here); otherwise the particles move (removed here). */
+ * id is sent as -1 - id (the particles stay here); otherwise the particles move (removed here).
+ * Staged (domain_staged): the records are fetched from the device, the movers removed there and
+ * the arrivals appended there; on the host only the ids and the slab axis's positions follow. */
 int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghost, sl_err *err);
 
 /* Sends the ids of the particles along r; *nrecv ids arrive in *ids (d->recvbuf, valid until the

@@ -204,10 +204,34 @@ int domain_exchange_ids(struct domain *d, const particles *p, const routes *r, i
     return SL_OK;
 }
 
+int domain_staged(const sim *s)
+{
+    const backend_halo_hooks *h = s->be->halo;
+    return h->fetch && h->remove && h->append && h->ids_to_host;
+}
+
+/* The staged path's host arrays: of the particles that stay, only the ids and the slab axis's
+ * positions are current (what the choices read); they follow the device's compaction. */
+static void compact_keys(particles *p, const uint8_t *keep, int field)
+{
+    real *x = p->f[field];
+    size_t j = 0;
+    for (size_t i = 0; i < p->n; ++i)
+        if (keep[i]) {
+            x[j] = x[i];
+            p->id[j++] = p->id[i];
+        }
+    p->n = j;
+}
+
 int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghost, sl_err *err)
 {
     particles *p = &s->p;
+    const backend_halo_hooks *h = s->be->halo;
+    int staged = domain_staged(s);
     size_t nrecv;
+    if (staged) /* the records' particles into the host arrays, and only they */
+        SL_TRY(h->fetch(s, r->idx, r->n, err));
     SL_TRY(exchange_records(d, p, r, as_ghost, &nrecv, err));
     if (!as_ghost && r->n > 0) { /* the movers leave: keep the rest in order */
         uint8_t *keep = malloc(p->n ? p->n : 1);
@@ -216,13 +240,28 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
         memset(keep, 1, p->n);
         for (size_t k = 0; k < r->n; ++k)
             keep[r->idx[k]] = 0;
-        domain_compact(p, keep, NULL);
+        int rc = SL_OK;
+        size_t before = p->n;
+        if (staged) {
+            compact_keys(p, keep, PF_X + d->axis);
+            size_t host_n = p->n;
+            p->n = before;
+            rc = h->remove(s, r->idx, r->n, err);
+            if (rc == SL_OK && p->n != host_n)
+                rc = sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles left on the device, %zu expected",
+                             p->n, host_n);
+        } else {
+            domain_compact(p, keep, NULL);
+        }
         free(keep);
+        SL_TRY(rc);
     }
     size_t n0 = p->n, rb = record_bytes(p);
     SL_TRY(particles_resize(p, n0 + nrecv, err));
     for (size_t k = 0; k < nrecv; ++k)
         unpack(p, n0 + k, d->recvbuf + k * rb);
+    if (staged) /* the arrivals to the end of the device's arrays */
+        SL_TRY(h->append(s, n0, err));
     domain_particles_resized(s);
     return SL_OK;
 }

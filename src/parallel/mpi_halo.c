@@ -107,11 +107,13 @@ static int exchange_halo(struct domain *d, sim *s, sl_err *err)
     return send_ghosts(d, s, err);
 }
 
-/* A backend that keeps the particles in device memory (CUDA) is staged through the host arrays
- * here, once per build: migration, balance and the ghosts' append run on s->p between
- * sim_sync_host and sim_sync_device (which do nothing on the CPU), whole arrays each way; after
- * the sort the plan reads only the ids and the positions along the slab axis on the host. Selecting
- * the bands and the leavers on the device is the next step (docs/architecture.md). */
+/* A backend that keeps the particles in device memory (CUDA) and has the halo's fetch, remove and
+ * append hooks (domain_staged) copies no whole array: the ids and the positions along the slab axis
+ * come to the host (ids_to_host, what the balance, the migration and the bands choose by), the
+ * chosen particles' records are fetched, the movers removed on the device and the arrivals
+ * appended there (domain_send_particles). After the sort the plan reads the ids and positions again.
+ * A backend without those hooks is staged through the host arrays, whole arrays each way
+ * (sim_sync_host and sim_sync_device do nothing on the CPU). */
 int domain_build_cells(sim *s, sl_err *err)
 {
     struct domain *d = s->domain;
@@ -120,9 +122,14 @@ int domain_build_cells(sim *s, sl_err *err)
     if (d->ghosts) /* a step that did not drop them: never ghosts of ghosts (before the host copy:
                     * a device backend drops them where they are) */
         SL_TRY(domain_drop_halo(s, err));
-    sim_sync_host(s);
+    int staged = domain_staged(s);
+    if (staged)
+        SL_TRY(s->be->halo->ids_to_host(s, PF_X + d->axis, err));
+    else
+        sim_sync_host(s);
     SL_TRY(exchange_halo(d, s, err));
-    SL_TRY(sim_sync_device(s, err));
+    if (!staged)
+        SL_TRY(sim_sync_device(s, err));
     SL_TRY(s->be->build_cells(s, err));
     if (s->be->halo->ids_to_host) /* the ghosts' places after the sort, and the band's */
         SL_TRY(s->be->halo->ids_to_host(s, PF_X + d->axis, err));
