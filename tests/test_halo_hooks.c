@@ -1,6 +1,7 @@
 /* test_halo_hooks.c: the CPU backend's halo hooks (backend.halo, what parallel/mpi_halo.c refreshes
  * the ghosts with): the values of a few fields and the tag at a list of particles, particle by
- * particle; written, added and zeroed at a list, every other particle untouched. */
+ * particle; written, added and zeroed at a list, every other particle untouched; and none of the
+ * hooks that stage a device's arrays, so the MPI code keeps its host path. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -90,11 +91,30 @@ static void test_scatter(void **state)
     particles_free(&s.p);
 }
 
+/* The host arrays are the CPU's state: it has none of the hooks that stage a device's arrays
+ * (drop_ghosts, ids_to_host, fetch, remove, append), so parallel/mpi_halo.c and mpi_exchange.c keep
+ * their host path on it (compacting and appending every array in place), the path the CPU's MPI
+ * tests compare with one rank. */
+static void test_host_state(void **state)
+{
+    (void)state;
+    const backend_halo_hooks *h = backend_cpu.halo;
+    assert_non_null(h);
+    assert_null(h->drop_ghosts);
+    assert_null(h->ids_to_host);
+    assert_null(h->fetch);
+    assert_null(h->remove);
+    assert_null(h->append);
+    assert_null(backend_cpu.to_host);
+    assert_null(backend_cpu.to_device);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gather),
         cmocka_unit_test(test_scatter),
+        cmocka_unit_test(test_host_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -138,6 +138,8 @@ int cuda_reserve(sim *s, size_t n, size_t keep, sl_err *err)
     if (n <= st->cap)
         return SL_OK;
     const size_t old_m = st->cap ? st->cap : 1, m = n + n / 8 + 1024;
+    if (keep > st->cap)
+        keep = st->cap;
     const int slots = st->nfields + st->npad;
     real *slab = NULL;
     int32_t *id = NULL, *cell = NULL, *order = NULL;
@@ -156,9 +158,9 @@ int cuda_reserve(sim *s, size_t n, size_t keep, sl_err *err)
     /* zeroed as alloc_arrays does: no field ever holds leftover device memory */
     if (e == cudaSuccess)
         e = cudaMemset(slab, 0, (size_t)slots * m * sizeof(real));
-    if (e == cudaSuccess && keep > 0 && slots > 0)
-        e = cudaMemcpy2D(slab, m * sizeof(real), st->field_slab, old_m * sizeof(real), keep * sizeof(real),
-                         (size_t)slots, cudaMemcpyDeviceToDevice);
+    for (int q = 0; q < slots && e == cudaSuccess && keep > 0; ++q) /* each array's slot, in place */
+        e = cudaMemcpyAsync(slab + (size_t)q * m, st->field_slab + (size_t)q * old_m, keep * sizeof(real),
+                            cudaMemcpyDeviceToDevice);
     if (e == cudaSuccess && keep > 0)
         e = cudaMemcpy(id, st->id, keep * sizeof(int32_t), cudaMemcpyDeviceToDevice);
     if (e == cudaSuccess && keep > 0)
@@ -172,7 +174,7 @@ int cuda_reserve(sim *s, size_t n, size_t keep, sl_err *err)
         cudaFree(tag);
         cudaFree(cell);
         cudaFree(order);
-        return gpu_fail(err, "cudaMalloc (the particles' arrays grown)", e);
+        return gpu_fail(err, "growing the particles' arrays (cudaMalloc, cudaMemcpy)", e);
     }
     for (int k = 0; k < st->nfields; ++k)
         st->f[k] = slab + (size_t)(st->f[k] - st->field_slab) / old_m * m;

@@ -2,7 +2,10 @@
  * the MPI ghosts with) against the CPU backend's on the same particles, bit for bit: the gather of a
  * few fields and the tag at a list of particles; writes, additions and zeros at a list; the drop of
  * the particles whose id is negative, the others in their order with every field. The CPU's hooks
- * run on a copy of the CUDA sim's host arrays. Exits 77 (skipped) without a device. */
+ * run on a copy of the CUDA sim's host arrays. Then the cell build's hooks, which the CPU does not
+ * have, against plain loops: the removal of a list (the migration's leavers), the fetch of a list's
+ * records into the host arrays (nothing else written), the append of arrivals past the arrays'
+ * capacity, and a sort of the grown arrays. Exits 77 (skipped) without a device. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -74,7 +77,7 @@ static void hooks(void **state)
     sim_sync_host(&s);
     copy_host(&s, &r);
     size_t n = s.p.n;
-    int32_t *idx = malloc(n * sizeof *idx);
+    int32_t *idx = malloc(n * sizeof *idx); /* (the lists below are shorter than the first) */
     size_t m = pick(n, idx);
     backend_buffer dev = {NULL, 0};
     const int32_t *at = s.be->upload(&s, &dev, idx, m * sizeof *idx);
@@ -121,6 +124,106 @@ static void hooks(void **state)
     same(&s, &r);
     printf("dropped %zu of %zu; %zu inside the grid\n", m, n, s.g.n_inside);
     assert_int_equal(s.g.n_inside, inside);
+
+    /* the migration's leavers removed: every third from the 5th on, backwards */
+    n = s.p.n;
+    m = pick(n, idx);
+    if (gpu->remove(&s, idx, m, &err))
+        fail_msg("%s", err.msg);
+    uint8_t *keep = malloc(n);
+    memset(keep, 1, n);
+    for (size_t k = 0; k < m; ++k)
+        keep[idx[k]] = 0;
+    kept = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (!keep[i])
+            continue;
+        for (int k = 0; k < r.p.nfields; ++k)
+            r.p.f[k][kept] = r.p.f[k][i];
+        r.p.id[kept] = r.p.id[i];
+        r.p.type[kept] = r.p.type[i];
+        r.p.tag[kept] = r.p.tag[i];
+        ++kept;
+    }
+    r.p.n = kept;
+    assert_int_equal(s.p.n, kept);
+    printf("removed %zu of %zu\n", m, n);
+
+    /* the records fetched: the listed places of the host arrays written (persistent fields, id, kind,
+     * tag), nothing else */
+    n = s.p.n;
+    m = pick(n, idx);
+    memset(keep, 0, n);
+    for (size_t k = 0; k < m; ++k)
+        keep[idx[k]] = 1;
+    for (int k = 0; k < s.p.nfields; ++k)
+        for (size_t i = 0; i < n; ++i)
+            s.p.f[k][i] = (real)-12345;
+    for (size_t i = 0; i < n; ++i) {
+        s.p.id[i] = -7;
+        s.p.type[i] = s.p.tag[i] = 201;
+    }
+    if (gpu->fetch(&s, idx, m, &err))
+        fail_msg("%s", err.msg);
+    for (size_t i = 0; i < n; ++i) {
+        for (int k = 0; k < s.p.nfields; ++k) {
+            real want = keep[i] && !s.p.transient[k] ? r.p.f[k][i] : (real)-12345;
+            assert_memory_equal(&s.p.f[k][i], &want, sizeof want);
+        }
+        assert_int_equal(s.p.id[i], keep[i] ? r.p.id[i] : -7);
+        assert_int_equal(s.p.type[i], keep[i] ? r.p.type[i] : 201);
+        assert_int_equal(s.p.tag[i], keep[i] ? r.p.tag[i] : 201);
+    }
+    sim_sync_host(&s); /* stale since the removal: every array again */
+    same(&s, &r);
+    printf("fetched %zu of %zu\n", m, n);
+
+    /* arrivals appended: more than the arrays hold, so they grow, keeping the particles there */
+    size_t n0 = s.p.n, count = 2 * n0 + 17;
+    assert_int_equal(particles_resize(&s.p, n0 + count, &err), SL_OK);
+    assert_int_equal(particles_resize(&r.p, n0 + count, &err), SL_OK);
+    for (size_t i = n0; i < n0 + count; ++i) {
+        size_t from = i % n0; /* near a particle there, inside the grid */
+        for (int k = 0; k < r.p.nfields; ++k)
+            r.p.f[k][i] = k < PF_Z + 1 ? r.p.f[k][from] + (real)1e-4 : (real)(0.25 * (double)(k + i));
+        r.p.id[i] = (int32_t)(1000000 + i);
+        r.p.type[i] = r.p.type[from];
+        r.p.tag[i] = (uint8_t)(i % 200);
+        for (int k = 0; k < r.p.nfields; ++k)
+            s.p.f[k][i] = r.p.f[k][i];
+        s.p.id[i] = r.p.id[i];
+        s.p.type[i] = r.p.type[i];
+        s.p.tag[i] = r.p.tag[i];
+    }
+    if (gpu->append(&s, n0, &err))
+        fail_msg("%s", err.msg);
+    sim_sync_host(&s);
+    same(&s, &r);
+    printf("appended %zu behind %zu\n", count, n0);
+
+    /* the grown arrays sort as before: each particle's persistent fields, kind and tag found by id */
+    if (s.be->build_cells(&s, &err))
+        fail_msg("%s", err.msg);
+    sim_sync_host(&s);
+    assert_int_equal(s.p.n, r.p.n);
+    size_t ids = 1000000 + r.p.n;
+    int32_t *at_id = malloc(ids * sizeof *at_id);
+    for (size_t i = 0; i < ids; ++i)
+        at_id[i] = -1;
+    for (size_t i = 0; i < r.p.n; ++i)
+        at_id[r.p.id[i]] = (int32_t)i;
+    for (size_t i = 0; i < s.p.n; ++i) {
+        assert_true(s.p.id[i] >= 0 && (size_t)s.p.id[i] < ids && at_id[s.p.id[i]] >= 0);
+        size_t j = (size_t)at_id[s.p.id[i]];
+        at_id[s.p.id[i]] = -1; /* each once */
+        for (int k = 0; k < s.p.nfields; ++k)
+            if (!s.p.transient[k])
+                assert_memory_equal(&s.p.f[k][i], &r.p.f[k][j], sizeof(real));
+        assert_int_equal(s.p.type[i], r.p.type[j]);
+        assert_int_equal(s.p.tag[i], r.p.tag[j]);
+    }
+    free(at_id);
+    free(keep);
 
     s.be->buffer_free(&s, &dev);
     free(vg);
