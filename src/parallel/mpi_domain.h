@@ -37,6 +37,8 @@ struct domain {
     long checked_step; /* the step whose balance was last checked */
     long balanced_step;
     size_t ghosts;     /* ghosts appended by the last exchange (0 once dropped) */
+    int whole_arrays;  /* SLUICE_MPI_WHOLE_ARRAYS set: the cell build copies every array each way even
+                        * where the backend could stage it (domain_staged) */
     particles own;     /* the root's own particles while it holds everyone's (domain_gather) */
     int gathered;
     /* the halo's plan, from domain_build_cells until the ghosts are dropped: this rank's particles

@@ -207,7 +207,7 @@ int domain_exchange_ids(struct domain *d, const particles *p, const routes *r, i
 int domain_staged(const sim *s)
 {
     const backend_halo_hooks *h = s->be->halo;
-    return h->fetch && h->remove && h->append && h->ids_to_host;
+    return h->fetch && h->remove && h->append && h->ids_to_host && !(s->domain && s->domain->whole_arrays);
 }
 
 /* The staged path's host arrays: of the particles that stay, only the ids and the slab axis's

@@ -1,7 +1,8 @@
 /* mpi_halo.c: the ghosts of an MPI run: the neighbouring slabs' particles within one interaction
  * radius, appended before the cells are built, planned, refreshed in place, dropped after the
- * neighbour passes. The refreshes, the clears and the drop go through the backend's halo hooks
- * (backend.halo), so that a device backend moves the ghost bands' values, not its whole state. */
+ * neighbour passes. The refreshes, the clears, the drop and, on a device, the cell build's exchanges
+ * go through the backend's halo hooks (backend.halo), so that a device backend moves the ghost
+ * bands' values and the movers' records, not its whole state. */
 #include "mpi_domain.h"
 
 #include <stdlib.h>
