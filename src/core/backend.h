@@ -115,6 +115,54 @@ typedef struct backend_buffer {
     size_t cap;
 } backend_buffer;
 
+/* The MPI halo's traffic (parallel/mpi_halo.c): values of a few fields at a list of particles,
+ * between the backend's arrays and host memory, so that a refresh of the ghosts moves the ghost
+ * bands' values and nothing else. idx is where the backend reads it (backend.upload's copy, made
+ * once per halo plan; the host array where upload is NULL); v is host memory, particle by particle:
+ * v[k nf + j] is field fields[j] of particle idx[k], k < n. A field number BACKEND_FIELD_TAG names
+ * the particles' tag (the MPS class a pass writes), carried as a real (0..255, exact). */
+enum { BACKEND_FIELD_TAG = PF_MAX };
+
+enum backend_halo_op {
+    HALO_SET,  /* the particles' values = v */
+    HALO_ADD,  /* += v (real fields only) */
+    HALO_ZERO  /* = 0; v is not read (may be NULL) */
+};
+
+typedef struct backend_halo_hooks {
+    /* v = the fields at idx. */
+    int (*gather)(struct sim *s, const int *fields, int nf, const int32_t *idx, size_t n, real *v, sl_err *err);
+    /* The fields at idx from v as op says; idx names no particle twice (on a device the order of two
+     * writes to one particle is not defined). */
+    int (*scatter)(struct sim *s, const int *fields, int nf, const int32_t *idx, size_t n, const real *v,
+                   enum backend_halo_op op, sl_err *err);
+    /* Removes the particles whose id is negative (the ghosts), the others keeping their order and
+     * every field; sets s->p.n and s->g.n_inside. The grid's cells are left as the sort made them
+     * (only passes without neighbours run before the next build_cells). NULL where the host arrays
+     * are the state: mpi_halo.c compacts them. */
+    int (*drop_ghosts)(struct sim *s, sl_err *err);
+    /* Copies the ids and field `field` of every particle into the host arrays, the others left as
+     * they are (sim_sync_host still copies everything): what the halo's plan reads after the sort.
+     * NULL where the host arrays are the state. */
+    int (*ids_to_host)(struct sim *s, int field, sl_err *err);
+    /* The cell build's exchanges (migration and the ghosts' append, mpi_exchange.c) without copying
+     * every array: the host arrays serve as the records' staging, current only where these hooks
+     * and ids_to_host wrote them (the host stays marked stale: sim_sync_host copies everything).
+     * NULL, all three, where the host arrays are the state.
+     * fetch: the persistent fields (p->transient[k] == 0), ids, kinds and tags of particles
+     *   idx[0 .. n) (host memory, no particle twice) copied into the host arrays at the same places:
+     *   what a record carries. */
+    int (*fetch)(struct sim *s, const int32_t *idx, size_t n, sl_err *err);
+    /* remove: particles idx[0 .. n) (host memory, no particle twice) removed, the others keeping
+     *   their order and every field; sets s->p.n (the host arrays are not touched) and keeps
+     *   s->g.n_inside counting the remaining particles among the first n_inside. */
+    int (*remove)(struct sim *s, const int32_t *idx, size_t n, sl_err *err);
+    /* append: the host arrays' particles [first, s->p.n) (every field, transient ones too, ids,
+     *   kinds, tags) copied to the end of the backend's, which hold [0, first) and grow as needed,
+     *   those kept. */
+    int (*append)(struct sim *s, size_t first, sl_err *err);
+} backend_halo_hooks;
+
 typedef struct backend {
     const char *name;
     /* 1 when the backend can run on this machine (a device is present); NULL: always. */
@@ -175,6 +223,8 @@ typedef struct backend {
     int (*body_sums)(struct sim *s, int body, int nbodies, const int acc[3], double *out);
     /* Frees what upload allocated in *buf. */
     void (*buffer_free)(struct sim *s, backend_buffer *buf);
+    /* The MPI halo's gathers and scatters (every backend has them). */
+    const backend_halo_hooks *halo;
 } backend;
 
 extern const backend backend_cpu;

@@ -175,6 +175,40 @@ static int cpu_fill_zero(sim *s, int field, size_t n)
     return SL_OK;
 }
 
+/* The MPI halo's hooks on the host arrays: plain loops, over the ghost bands only. */
+static int cpu_halo_gather(sim *s, const int *fields, int nf, const int32_t *idx, size_t n, real *v, sl_err *err)
+{
+    (void)err;
+    const particles *p = &s->p;
+    for (size_t k = 0; k < n; ++k)
+        for (int j = 0; j < nf; ++j)
+            v[k * (size_t)nf + j] = fields[j] == BACKEND_FIELD_TAG ? (real)p->tag[idx[k]] : p->f[fields[j]][idx[k]];
+    return SL_OK;
+}
+
+static int cpu_halo_scatter(sim *s, const int *fields, int nf, const int32_t *idx, size_t n, const real *v,
+                            enum backend_halo_op op, sl_err *err)
+{
+    (void)err;
+    particles *p = &s->p;
+    for (int j = 0; j < nf; ++j)
+        for (size_t k = 0; k < n; ++k) {
+            real x = op == HALO_ZERO ? 0 : v[k * (size_t)nf + j];
+            if (fields[j] == BACKEND_FIELD_TAG)
+                p->tag[idx[k]] = (uint8_t)x;
+            else if (op == HALO_ADD)
+                p->f[fields[j]][idx[k]] += x;
+            else
+                p->f[fields[j]][idx[k]] = x;
+        }
+    return SL_OK;
+}
+
+static const backend_halo_hooks cpu_halo_hooks = {
+    .gather = cpu_halo_gather,
+    .scatter = cpu_halo_scatter,
+};
+
 const backend backend_cpu = {
     .name = "cpu",
     .build_cells = cpu_build_cells,
@@ -186,4 +220,5 @@ const backend backend_cpu = {
     .fill_zero = cpu_fill_zero,
     .body_sums = cpu_body_sums,
     .mg = &cpu_mg_hooks,
+    .halo = &cpu_halo_hooks,
 };

@@ -97,4 +97,5 @@ extern "C" const backend backend_cuda = {
     cuda_upload,
     cuda_body_sums,
     cuda_buffer_free,
+    &cuda_halo_hooks,
 };

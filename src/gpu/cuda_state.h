@@ -2,7 +2,7 @@
  *
  * The backend is split by job: cuda_storage.cu (the device arrays), cuda_binning.cu (sorting into
  * the grid), cuda_autotune.cu (strategy choice, running passes, timing), cuda_vectors.cu
- * (reductions, the CG primitives), cuda_hooks.cu (bench and test hooks, backend_cuda.h) and
+ * (reductions, the CG primitives), cuda_halo.cu (the MPI halo's gathers and scatters), cuda_hooks.cu (bench and test hooks, backend_cuda.h) and
  * backend_cuda.cu (the backend table and errors). */
 #ifndef SLUICE_CUDA_STATE_H
 #define SLUICE_CUDA_STATE_H
@@ -62,6 +62,8 @@ typedef struct cuda_sim {
     int mg_ops_dev_cap;
     int64_t mg_block_max;    /* loops over at most this many elements run in one block together */
     gpu_scratch scratch;
+    gpu_scratch halo_stage;  /* the MPI halo's values on their way to or from the host (cuda_halo.cu) */
+    gpu_scratch halo_index;  /* the drop and remove's places and order; the lists fetch and remove upload */
     int host_current;        /* the host arrays hold the device state */
     int max_per_cell;
     int sm_count;
@@ -86,6 +88,7 @@ void cuda_remember_error(sim *s, const sl_err *err);
 
 /* cuda_storage.cu: the backend's to_device, to_host and release. */
 int cuda_to_device(sim *s, sl_err *err);
+int cuda_reserve(sim *s, size_t n, size_t keep, sl_err *err); /* room for n, the first keep kept */
 void cuda_to_host(sim *s);
 void cuda_release(sim *s);
 const void *cuda_upload(sim *s, backend_buffer *buf, const void *host, size_t bytes);
@@ -116,6 +119,9 @@ int cuda_body_sums(sim *s, int body, int nbodies, const int acc[3], double *out)
 
 /* cuda_hooks.cu: the backend's bench hooks. */
 extern const backend_bench_hooks cuda_bench_hooks;
+
+/* cuda_halo.cu: the backend's MPI halo hooks. */
+extern "C" const backend_halo_hooks cuda_halo_hooks;
 
 /* cuda_multigrid.cu: the backend's multigrid primitives. */
 extern "C" const backend_mg_hooks cuda_mg_hooks;

@@ -128,6 +128,74 @@ int cuda_to_device(sim *s, sl_err *err)
     return SL_OK;
 }
 
+/* The arrays grown to hold n particles, the first `keep` of each array kept (every field, id, kind,
+ * tag), with room to spare (the halo's append grows them a little every step otherwise). Each real
+ * field keeps its place in the slab, so the ring of the reorder (alloc_arrays) goes on as it was.
+ * The cells and the sort's order are computed again by the next build. */
+int cuda_reserve(sim *s, size_t n, size_t keep, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    if (n <= st->cap)
+        return SL_OK;
+    const size_t old_m = st->cap ? st->cap : 1, m = n + n / 8 + 1024;
+    if (keep > st->cap)
+        keep = st->cap;
+    const int slots = st->nfields + st->npad;
+    real *slab = NULL;
+    int32_t *id = NULL, *cell = NULL, *order = NULL;
+    uint8_t *type = NULL, *tag = NULL;
+    cudaError_t e = cudaMalloc(&slab, (size_t)slots * m * sizeof(real));
+    if (e == cudaSuccess)
+        e = cudaMalloc(&id, m * sizeof(int32_t));
+    if (e == cudaSuccess)
+        e = cudaMalloc(&type, m);
+    if (e == cudaSuccess)
+        e = cudaMalloc(&tag, m);
+    if (e == cudaSuccess)
+        e = cudaMalloc(&cell, m * sizeof(int32_t));
+    if (e == cudaSuccess && st->order_field < 0)
+        e = cudaMalloc(&order, m * sizeof(int32_t));
+    /* zeroed as alloc_arrays does: no field ever holds leftover device memory */
+    if (e == cudaSuccess)
+        e = cudaMemset(slab, 0, (size_t)slots * m * sizeof(real));
+    for (int q = 0; q < slots && e == cudaSuccess && keep > 0; ++q) /* each array's slot, in place */
+        e = cudaMemcpyAsync(slab + (size_t)q * m, st->field_slab + (size_t)q * old_m, keep * sizeof(real),
+                            cudaMemcpyDeviceToDevice);
+    if (e == cudaSuccess && keep > 0)
+        e = cudaMemcpy(id, st->id, keep * sizeof(int32_t), cudaMemcpyDeviceToDevice);
+    if (e == cudaSuccess && keep > 0)
+        e = cudaMemcpy(type, st->type, keep, cudaMemcpyDeviceToDevice);
+    if (e == cudaSuccess && keep > 0)
+        e = cudaMemcpy(tag, st->tag, keep, cudaMemcpyDeviceToDevice);
+    if (e != cudaSuccess) {
+        cudaFree(slab);
+        cudaFree(id);
+        cudaFree(type);
+        cudaFree(tag);
+        cudaFree(cell);
+        cudaFree(order);
+        return gpu_fail(err, "growing the particles' arrays (cudaMalloc, cudaMemcpy)", e);
+    }
+    for (int k = 0; k < st->nfields; ++k)
+        st->f[k] = slab + (size_t)(st->f[k] - st->field_slab) / old_m * m;
+    for (int q = 0; q < st->npad; ++q)
+        st->pad[q] = slab + (size_t)(st->pad[q] - st->field_slab) / old_m * m;
+    cudaFree(st->field_slab);
+    cudaFree(st->id);
+    cudaFree(st->type);
+    cudaFree(st->tag);
+    cudaFree(st->cell);
+    cudaFree(st->order);
+    st->field_slab = slab;
+    st->id = id;
+    st->type = type;
+    st->tag = tag;
+    st->cell = cell;
+    st->order = order;
+    st->cap = m;
+    return SL_OK;
+}
+
 /* Device -> host: the particles and the neighbour grid (for host code that walks neighbours). */
 static int copy_to_host(sim *s, sl_err *err)
 {
@@ -174,6 +242,8 @@ void cuda_release(sim *s)
     free(st->mg_ops);
     cudaFree(st->mg_ops_dev);
     gpu_scratch_free(&st->scratch);
+    gpu_scratch_free(&st->halo_stage);
+    gpu_scratch_free(&st->halo_index);
     cudaEventDestroy(st->ev_start);
     cudaEventDestroy(st->ev_stop);
     free(st);

@@ -157,6 +157,9 @@ int domain_attach(sim *s, double reach, sl_err *err)
     d->band = band;
     d->origin = s->g.view.origin[axis];
     d->width = s->g.view.cell_size[axis];
+    /* the cell build's whole-array path on a device too: the staged path's reference
+     * (tests/mpi_test.sh cuda compares the two bit for bit) */
+    d->whole_arrays = getenv("SLUICE_MPI_WHOLE_ARRAYS") != NULL;
     s->domain = d;
     return SL_OK;
 }
@@ -186,6 +189,10 @@ void domain_detach(sim *s)
     if (!d)
         return;
     domain_ungather(s);
+    if (s->be && s->be->buffer_free) { /* the plan's device copies, while the backend still holds its state */
+        s->be->buffer_free(s, &d->order_dev);
+        s->be->buffer_free(s, &d->slot_dev);
+    }
     free(d->first);
     free(d->counts);
     routes_free(&d->moves);

@@ -37,6 +37,8 @@ struct domain {
     long checked_step; /* the step whose balance was last checked */
     long balanced_step;
     size_t ghosts;     /* ghosts appended by the last exchange (0 once dropped) */
+    int whole_arrays;  /* SLUICE_MPI_WHOLE_ARRAYS set: the cell build copies every array each way even
+                        * where the backend could stage it (domain_staged) */
     particles own;     /* the root's own particles while it holds everyone's (domain_gather) */
     int gathered;
     /* the halo's plan, from domain_build_cells until the ghosts are dropped: this rank's particles
@@ -51,6 +53,10 @@ struct domain {
     int32_t *field_order;
     size_t order_cap;
     int *field_counts; /* [4 size] */
+    /* field_order and plan_slot where the backend's halo hooks read them (backend.upload's copies,
+     * made once per plan; the host arrays where upload is NULL) */
+    const int32_t *order_at, *slot_at;
+    backend_buffer order_dev, slot_dev;
     double *sums;      /* every rank's values in domain_sum, [sums_cap], grown to the largest call */
     size_t sums_cap;
     routes moves;      /* scratch: the particles that migrate, or go out as ghosts */
@@ -69,8 +75,15 @@ int domain_column(const struct domain *d, real x);
 /* The rank whose slab holds column col (>= 0). */
 int domain_owner(const struct domain *d, int col);
 
+/* Whether the cell build stages its exchanges through the backend's fetch, remove and append
+ * (backend.halo: a device backend; the host arrays then hold current ids and slab-axis positions,
+ * and the records' particles, and nothing else). */
+int domain_staged(const sim *s);
+
 /* Sends the particles along r and appends what the other ranks send to s->p. as_ghost: copies whose
- * id is sent as -1 - id (the particles stay here); otherwise the particles move (removed here). */
+ * id is sent as -1 - id (the particles stay here); otherwise the particles move (removed here).
+ * Staged (domain_staged): the records are fetched from the device, the movers removed there and
+ * the arrivals appended there; on the host only the ids and the slab axis's positions follow. */
 int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghost, sl_err *err);
 
 /* Sends the ids of the particles along r; *nrecv ids arrive in *ids (d->recvbuf, valid until the
@@ -78,24 +91,24 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
 int domain_exchange_ids(struct domain *d, const particles *p, const routes *r, int32_t **ids, size_t *nrecv,
                         sl_err *err);
 
-/* Sends the particles along r again, every field, and writes the records that arrive into the slots
- * slot[0 .. nslots) in the order they arrive; each slot's id must be the record's. */
-int domain_overwrite_particles(struct domain *d, particles *p, const routes *r, const int32_t *slot,
-                               size_t nslots, sl_err *err);
-
 /* After domain_exchange_ids along d->plan (its counts still in d->counts): the order and counts
  * with which domain_overwrite_field sends one field of the plan's particles, kept until the next
  * plan. */
 int domain_plan_field(struct domain *d, sl_err *err);
 
-/* Field `field` of the plan's particles sent again and written into the ghosts' slots (d->plan_slot,
- * in the order they arrive), in place. */
-int domain_overwrite_field(struct domain *d, particles *p, int field, sl_err *err);
+/* After domain_plan_field and the plan's slots: both lists where the backend's halo hooks read them
+ * (d->order_at, d->slot_at), copied to the device once per plan on a device backend. */
+int domain_plan_upload(struct domain *d, sim *s, sl_err *err);
 
-/* Its transpose: field `field` of the ghosts' slots sent back along the plan and added to their
- * owners' values (a particle that is a ghost on two ranks gets both, in rank order), in place; the
- * ghosts keep theirs. */
-int domain_add_field_to_owners(struct domain *d, particles *p, int field, sl_err *err);
+/* Fields fields[0 .. nf) of the plan's particles (a field number BACKEND_FIELD_TAG: their tags)
+ * sent again and written into the ghosts' slots (d->plan_slot, in the order they arrive), in place,
+ * through the backend's halo hooks: on a device only the bands' values cross to the host. */
+int domain_overwrite_fields(struct domain *d, sim *s, const int *fields, int nf, sl_err *err);
+
+/* Its transpose for one field: field `field` of the ghosts' slots sent back along the plan and added
+ * to their owners' values (a particle that is a ghost on two ranks gets both, in rank order), in
+ * place; the ghosts keep theirs. */
+int domain_add_field_to_owners(struct domain *d, sim *s, int field, sl_err *err);
 
 /* Moves the cuts when the counts drift apart, or every DOMAIN_BALANCE_EVERY steps (mpi_slabs.c). */
 int domain_balance_if_due(struct domain *d, sim *s, sl_err *err);

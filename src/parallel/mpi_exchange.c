@@ -1,6 +1,7 @@
-/* mpi_exchange.c: particles sent between ranks as records (migration, ghosts, their refresh): a
- * particle travels as its persistent fields, id, type and tag; the rates (transient fields) are not
- * sent, every force pass writes them again after the cells are rebuilt. */
+/* mpi_exchange.c: particles sent between ranks as records (migration, ghosts): a particle travels
+ * as its persistent fields, id, type and tag; the rates (transient fields) are not sent, every force
+ * pass writes them again after the cells are rebuilt. And fields along the halo's plan (the ghosts'
+ * refresh), through the backend's halo hooks. */
 #include "mpi_domain.h"
 
 #include <stdlib.h>
@@ -96,21 +97,20 @@ static int grow(unsigned char **buf, size_t *cap, size_t n)
     return 0;
 }
 
-/* A record holds the persistent fields, or every field (all: a refresh, after passes that wrote
- * transient fields a neighbour pass reads, such as mDBC's no-slip wall velocities). */
-static size_t record_bytes(const particles *p, int all)
+/* A record holds the persistent fields. */
+static size_t record_bytes(const particles *p)
 {
     size_t b = sizeof(int32_t) + 2;
     for (int k = 0; k < p->nfields; ++k)
-        if (all || !p->transient[k])
+        if (!p->transient[k])
             b += sizeof(real);
     return b;
 }
 
-static void pack(const particles *p, size_t i, int as_ghost, int all, unsigned char *r)
+static void pack(const particles *p, size_t i, int as_ghost, unsigned char *r)
 {
     for (int k = 0; k < p->nfields; ++k)
-        if (all || !p->transient[k]) {
+        if (!p->transient[k]) {
             memcpy(r, &p->f[k][i], sizeof(real));
             r += sizeof(real);
         }
@@ -120,10 +120,10 @@ static void pack(const particles *p, size_t i, int as_ghost, int all, unsigned c
     r[sizeof id + 1] = p->tag[i];
 }
 
-static void unpack(particles *p, size_t i, int all, const unsigned char *r)
+static void unpack(particles *p, size_t i, const unsigned char *r)
 {
     for (int k = 0; k < p->nfields; ++k) {
-        if (!all && p->transient[k]) {
+        if (p->transient[k]) {
             p->f[k][i] = 0;
             continue;
         }
@@ -156,12 +156,12 @@ static void route_counts(struct domain *d, const routes *r, size_t *nsend, size_
 
 /* Sends the particles along r as records; *nrecv records arrive in d->recvbuf, those of lower ranks
  * first, each rank's in its order. */
-static int exchange_records(struct domain *d, const particles *p, const routes *r, int as_ghost, int all,
-                            size_t *nrecv, sl_err *err)
+static int exchange_records(struct domain *d, const particles *p, const routes *r, int as_ghost, size_t *nrecv,
+                            sl_err *err)
 {
     int R = d->size;
     int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
-    size_t rb = record_bytes(p, all), nsend;
+    size_t rb = record_bytes(p), nsend;
     route_counts(d, r, &nsend, nrecv);
     if (grow(&d->sendbuf, &d->sendcap, nsend * rb) || grow(&d->recvbuf, &d->recvcap, *nrecv * rb))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to exchange",
@@ -171,7 +171,7 @@ static int exchange_records(struct domain *d, const particles *p, const routes *
                        "int counts; run on more ranks", nsend + *nrecv);
     /* records in destination order; the offsets advance as they fill and are set back after */
     for (size_t k = 0; k < r->n; ++k)
-        pack(p, (size_t)r->idx[k], as_ghost, all, d->sendbuf + (size_t)soff[r->dest[k]]++ * rb);
+        pack(p, (size_t)r->idx[k], as_ghost, d->sendbuf + (size_t)soff[r->dest[k]]++ * rb);
     for (int q = 0; q < R; ++q) {
         soff[q] -= scount[q];
         /* counts in bytes for the exchange */
@@ -204,11 +204,35 @@ int domain_exchange_ids(struct domain *d, const particles *p, const routes *r, i
     return SL_OK;
 }
 
+int domain_staged(const sim *s)
+{
+    const backend_halo_hooks *h = s->be->halo;
+    return h->fetch && h->remove && h->append && h->ids_to_host && !(s->domain && s->domain->whole_arrays);
+}
+
+/* The staged path's host arrays: of the particles that stay, only the ids and the slab axis's
+ * positions are current (what the choices read); they follow the device's compaction. */
+static void compact_keys(particles *p, const uint8_t *keep, int field)
+{
+    real *x = p->f[field];
+    size_t j = 0;
+    for (size_t i = 0; i < p->n; ++i)
+        if (keep[i]) {
+            x[j] = x[i];
+            p->id[j++] = p->id[i];
+        }
+    p->n = j;
+}
+
 int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghost, sl_err *err)
 {
     particles *p = &s->p;
+    const backend_halo_hooks *h = s->be->halo;
+    int staged = domain_staged(s);
     size_t nrecv;
-    SL_TRY(exchange_records(d, p, r, as_ghost, 0, &nrecv, err));
+    if (staged) /* the records' particles into the host arrays, and only they */
+        SL_TRY(h->fetch(s, r->idx, r->n, err));
+    SL_TRY(exchange_records(d, p, r, as_ghost, &nrecv, err));
     if (!as_ghost && r->n > 0) { /* the movers leave: keep the rest in order */
         uint8_t *keep = malloc(p->n ? p->n : 1);
         if (!keep)
@@ -216,33 +240,29 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
         memset(keep, 1, p->n);
         for (size_t k = 0; k < r->n; ++k)
             keep[r->idx[k]] = 0;
-        domain_compact(p, keep, NULL);
+        int rc = SL_OK;
+        size_t before = p->n;
+        if (staged) {
+            compact_keys(p, keep, PF_X + d->axis);
+            size_t host_n = p->n;
+            p->n = before;
+            rc = h->remove(s, r->idx, r->n, err);
+            if (rc == SL_OK && p->n != host_n)
+                rc = sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles left on the device, %zu expected",
+                             p->n, host_n);
+        } else {
+            domain_compact(p, keep, NULL);
+        }
         free(keep);
+        SL_TRY(rc);
     }
-    size_t n0 = p->n, rb = record_bytes(p, 0);
+    size_t n0 = p->n, rb = record_bytes(p);
     SL_TRY(particles_resize(p, n0 + nrecv, err));
     for (size_t k = 0; k < nrecv; ++k)
-        unpack(p, n0 + k, 0, d->recvbuf + k * rb);
+        unpack(p, n0 + k, d->recvbuf + k * rb);
+    if (staged) /* the arrivals to the end of the device's arrays */
+        SL_TRY(h->append(s, n0, err));
     domain_particles_resized(s);
-    return SL_OK;
-}
-
-int domain_overwrite_particles(struct domain *d, particles *p, const routes *r, const int32_t *slot,
-                               size_t nslots, sl_err *err)
-{
-    size_t nrecv, rb = record_bytes(p, 1);
-    SL_TRY(exchange_records(d, p, r, 1, 1, &nrecv, err));
-    if (nrecv != nslots)
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d expected %zu ghosts and got %zu", d->rank, nslots,
-                       nrecv);
-    for (size_t k = 0; k < nrecv; ++k) {
-        size_t at = (size_t)slot[k];
-        int32_t id = p->id[at];
-        unpack(p, at, 1, d->recvbuf + k * rb);
-        if (p->id[at] != id) /* the plan and the records disagree: a bug, not bad input */
-            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d: ghost slot %zu holds particle %ld, the "
-                           "refresh sent particle %ld", d->rank, at, (long)(-1 - id), (long)(-1 - p->id[at]));
-    }
     return SL_OK;
 }
 
@@ -265,37 +285,68 @@ int domain_plan_field(struct domain *d, sl_err *err)
     return SL_OK;
 }
 
-/* Field `field` along the halo's plan, one value a ghost: out (owners to ghosts, written into the
- * ghosts' slots) or back (ghosts to owners, added to the owners' values); back is out's transpose,
- * the same counts with send and receive swapped. */
-static int send_field(struct domain *d, particles *p, int field, int back, sl_err *err)
+/* The plan's lists where the backend reads them: on a device, copied there once per plan and read
+ * by every refresh until the next. */
+int domain_plan_upload(struct domain *d, sim *s, sl_err *err)
 {
+    d->order_at = d->field_order;
+    d->slot_at = d->plan_slot;
+    if (!s->be->upload)
+        return SL_OK;
+    if (d->plan.n)
+        d->order_at = s->be->upload(s, &d->order_dev, d->field_order, d->plan.n * sizeof *d->field_order);
+    if (d->plan_recv)
+        d->slot_at = s->be->upload(s, &d->slot_dev, d->plan_slot, d->plan_recv * sizeof *d->plan_slot);
+    if (d->order_at && d->slot_at)
+        return SL_OK;
+    int rc = sim_backend_error(s, err);
+    return rc ? rc : sl_fail(err, SL_ERR_RUNTIME, "MPI domain: the halo's plan could not be copied to the device");
+}
+
+/* Fields fields[0 .. nf) along the halo's plan, nf values a ghost: out (owners to ghosts, written
+ * into the ghosts' slots) or back (ghosts to owners, added to the owners' values); back is out's
+ * transpose, the same counts with send and receive swapped. The backend gathers the values to send
+ * and scatters those received, so a device copies the bands' values and nothing else. */
+static int send_fields(struct domain *d, sim *s, const int *fields, int nf, int back, sl_err *err)
+{
+    const backend_halo_hooks *h = s->be->halo;
     int R = d->size;
     const int *plan_side = d->field_counts, *ghost_side = d->field_counts + 2 * R; /* counts, offsets */
     const int *from = back ? ghost_side : plan_side, *to = back ? plan_side : ghost_side;
-    const int32_t *read = back ? d->plan_slot : d->field_order, *write = back ? d->field_order : d->plan_slot;
-    size_t nsend = back ? d->plan_recv : d->plan.n, nrecv = back ? d->plan.n : d->plan_recv;
-    if (grow(&d->sendbuf, &d->sendcap, nsend * sizeof(real)) || grow(&d->recvbuf, &d->recvcap, nrecv * sizeof(real)))
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu values to exchange", nsend + nrecv);
-    real *out = (real *)d->sendbuf, *in = (real *)d->recvbuf, *f = p->f[field];
-    for (size_t k = 0; k < nsend; ++k)
-        out[k] = f[read[k]];
-    MPI_Alltoallv(out, from, from + R, DOMAIN_MPI_REAL, in, to, to + R, DOMAIN_MPI_REAL, d->comm);
-    if (back) /* a particle that is a ghost on two ranks gets both values, in rank order */
-        for (size_t k = 0; k < nrecv; ++k)
-            f[write[k]] += in[k];
-    else
-        for (size_t k = 0; k < nrecv; ++k)
-            f[write[k]] = in[k];
+    const int32_t *read = back ? d->slot_at : d->order_at, *write = back ? d->order_at : d->slot_at;
+    size_t nsend = back ? d->plan_recv : d->plan.n, nrecv = back ? d->plan.n : d->plan_recv, w = (size_t)nf;
+    if (grow(&d->sendbuf, &d->sendcap, nsend * w * sizeof(real)) ||
+        grow(&d->recvbuf, &d->recvcap, nrecv * w * sizeof(real)))
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu values to exchange",
+                       (nsend + nrecv) * w);
+    if ((nsend + nrecv) * w > (size_t)INT32_MAX)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu values to exchange at once exceed MPI's int counts; "
+                       "run on more ranks", (nsend + nrecv) * w);
+    int *c = d->counts; /* the plan's counts and offsets in values, nf a ghost */
+    for (int q = 0; q < 2 * R; ++q) {
+        c[q] = from[q] * nf;
+        c[2 * R + q] = to[q] * nf;
+    }
+    real *out = (real *)d->sendbuf, *in = (real *)d->recvbuf;
+    SL_TRY(h->gather(s, fields, nf, read, nsend, out, err));
+    MPI_Alltoallv(out, c, c + R, DOMAIN_MPI_REAL, in, c + 2 * R, c + 3 * R, DOMAIN_MPI_REAL, d->comm);
+    if (!back)
+        return h->scatter(s, fields, nf, write, nrecv, in, HALO_SET, err);
+    /* a particle that is a ghost on two ranks gets both values, in rank order: a call per rank, in
+     * which no particle comes twice */
+    for (int q = 0; q < R; ++q)
+        if (to[q])
+            SL_TRY(h->scatter(s, fields, nf, write + to[R + q], (size_t)to[q], in + (size_t)to[R + q] * w, HALO_ADD,
+                              err));
     return SL_OK;
 }
 
-int domain_overwrite_field(struct domain *d, particles *p, int field, sl_err *err)
+int domain_overwrite_fields(struct domain *d, sim *s, const int *fields, int nf, sl_err *err)
 {
-    return send_field(d, p, field, 0, err);
+    return send_fields(d, s, fields, nf, 0, err);
 }
 
-int domain_add_field_to_owners(struct domain *d, particles *p, int field, sl_err *err)
+int domain_add_field_to_owners(struct domain *d, sim *s, int field, sl_err *err)
 {
-    return send_field(d, p, field, 1, err);
+    return send_fields(d, s, &field, 1, 1, err);
 }

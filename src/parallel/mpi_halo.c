@@ -1,6 +1,8 @@
 /* mpi_halo.c: the ghosts of an MPI run: the neighbouring slabs' particles within one interaction
  * radius, appended before the cells are built, planned, refreshed in place, dropped after the
- * neighbour passes. */
+ * neighbour passes. The refreshes, the clears, the drop and, on a device, the cell build's exchanges
+ * go through the backend's halo hooks (backend.halo), so that a device backend moves the ghost
+ * bands' values and the movers' records, not its whole state. */
 #include "mpi_domain.h"
 
 #include <stdlib.h>
@@ -93,32 +95,47 @@ static int plan_halo(struct domain *d, sim *s, sl_err *err)
     }
     free(g);
     d->plan_recv = nrecv;
+    if (rc == SL_OK)
+        rc = domain_plan_upload(d, s, err);
     d->planned = rc == SL_OK;
     return rc;
 }
 
 static int exchange_halo(struct domain *d, sim *s, sl_err *err)
 {
-    if (d->ghosts) /* a step that did not drop them: never ghosts of ghosts */
-        SL_TRY(domain_drop_halo(s, err));
     SL_TRY(domain_balance_if_due(d, s, err));
     SL_TRY(domain_migrate(d, s, err));
     return send_ghosts(d, s, err);
 }
 
-/* A backend that keeps the particles in device memory (CUDA) is staged through the host arrays:
- * the exchanges run on s->p between sim_sync_host and sim_sync_device, which do nothing on the CPU.
- * Whole arrays go each way; copying only the bands is the next step (docs/architecture.md). */
+/* A backend that keeps the particles in device memory (CUDA) and has the halo's fetch, remove and
+ * append hooks (domain_staged) copies no whole array: the ids and the positions along the slab axis
+ * come to the host (ids_to_host, what the balance, the migration and the bands choose by), the
+ * chosen particles' records are fetched, the movers removed on the device and the arrivals
+ * appended there (domain_send_particles). After the sort the plan reads the ids and positions again.
+ * A backend without those hooks is staged through the host arrays, whole arrays each way
+ * (sim_sync_host and sim_sync_device do nothing on the CPU). */
 int domain_build_cells(sim *s, sl_err *err)
 {
     struct domain *d = s->domain;
     if (!d)
         return s->be->build_cells(s, err);
-    sim_sync_host(s);
+    if (d->ghosts) /* a step that did not drop them: never ghosts of ghosts (before the host copy:
+                    * a device backend drops them where they are) */
+        SL_TRY(domain_drop_halo(s, err));
+    int staged = domain_staged(s);
+    if (staged)
+        SL_TRY(s->be->halo->ids_to_host(s, PF_X + d->axis, err));
+    else
+        sim_sync_host(s);
     SL_TRY(exchange_halo(d, s, err));
-    SL_TRY(sim_sync_device(s, err));
+    if (!staged)
+        SL_TRY(sim_sync_device(s, err));
     SL_TRY(s->be->build_cells(s, err));
-    sim_sync_host(s); /* the ghosts' places after the sort */
+    if (s->be->halo->ids_to_host) /* the ghosts' places after the sort, and the band's */
+        SL_TRY(s->be->halo->ids_to_host(s, PF_X + d->axis, err));
+    else
+        sim_sync_host(s);
     return plan_halo(d, s, err);
 }
 
@@ -139,7 +156,10 @@ int domain_drop_halo(sim *s, sl_err *err)
     d->planned = 0; /* the owned particles move down: the send lists go stale */
     if (!d->ghosts)
         return SL_OK;
-    sim_sync_host(s);
+    d->ghosts = 0;
+    if (s->be->halo->drop_ghosts) /* a device backend compacts its arrays where they are */
+        return s->be->halo->drop_ghosts(s, err);
+    sim_sync_host(s); /* (no backend that keeps its particles elsewhere lacks the hook today) */
     particles *p = &s->p;
     nbr_grid *g = &s->g;
     /* the ghosts are where the sort put them; their ids say which they are */
@@ -148,36 +168,36 @@ int domain_drop_halo(sim *s, sl_err *err)
         keep[i] = p->id[i] >= 0;
     domain_compact(p, keep, g->cell);
     nbr_grid_recount(g, p->n); /* the cells stay sorted without the ghosts */
-    d->ghosts = 0;
-    /* a device backend gets the particles back; its grid stays as the sort left it until the next
-     * build, and only passes without neighbours run before that */
     return sim_sync_device(s, err);
 }
 
+/* The ghosts are exactly the plan's slots (plan_halo found every one by id). */
 int domain_zero_ghosts(sim *s, const int *fields, int n, sl_err *err)
 {
     struct domain *d = s->domain;
     if (!d || !d->ghosts)
         return SL_OK;
-    sim_sync_host(s); /* a device backend: staged through the host arrays (domain_build_cells) */
-    particles *p = &s->p;
-    for (int k = 0; k < n; ++k)
+    SL_TRY(need_plan(d, err));
+    int list[PF_MAX], nf = 0;
+    for (int k = 0; k < n && nf < PF_MAX; ++k)
         if (fields[k] >= 0)
-            for (size_t i = 0; i < p->n; ++i)
-                if (p->id[i] < 0)
-                    p->f[fields[k]][i] = 0;
-    return sim_sync_device(s, err);
+            list[nf++] = fields[k];
+    return nf ? s->be->halo->scatter(s, list, nf, d->slot_at, d->plan_recv, NULL, HALO_ZERO, err) : SL_OK;
 }
 
+/* Every field, transient ones too (what mDBC wrote into the walls), and the tags (the MPS classes
+ * a pass writes); ids and kinds do not change between the build and the drop. */
 int domain_refresh_halo(sim *s, sl_err *err)
 {
     struct domain *d = s->domain;
     if (!d)
         return SL_OK;
     SL_TRY(need_plan(d, err));
-    sim_sync_host(s); /* a device backend: staged through the host arrays (domain_build_cells) */
-    SL_TRY(domain_overwrite_particles(d, &s->p, &d->plan, d->plan_slot, d->plan_recv, err));
-    return sim_sync_device(s, err);
+    int fields[PF_MAX + 1], nf = 0;
+    for (int k = 0; k < s->p.nfields; ++k)
+        fields[nf++] = k;
+    fields[nf++] = BACKEND_FIELD_TAG;
+    return domain_overwrite_fields(d, s, fields, nf, err);
 }
 
 int domain_refresh_field(sim *s, int field, sl_err *err)
@@ -186,9 +206,7 @@ int domain_refresh_field(sim *s, int field, sl_err *err)
     if (!d)
         return SL_OK;
     SL_TRY(need_plan(d, err));
-    sim_sync_host(s); /* a device backend: staged through the host arrays (domain_build_cells) */
-    SL_TRY(domain_overwrite_field(d, &s->p, field, err));
-    return sim_sync_device(s, err);
+    return domain_overwrite_fields(d, s, &field, 1, err);
 }
 
 int domain_add_ghosts_to_owners(sim *s, int field, sl_err *err)
@@ -197,7 +215,5 @@ int domain_add_ghosts_to_owners(sim *s, int field, sl_err *err)
     if (!d)
         return SL_OK;
     SL_TRY(need_plan(d, err));
-    sim_sync_host(s); /* a device backend: staged through the host arrays (domain_build_cells) */
-    SL_TRY(domain_add_field_to_owners(d, &s->p, field, err));
-    return sim_sync_device(s, err);
+    return domain_add_field_to_owners(d, s, field, err);
 }

@@ -1,0 +1,346 @@
+/* cuda_halo.cu: the CUDA backend's halo hooks (backend.halo, parallel/mpi_halo.c): a few fields at
+ * a list of particles gathered into a staging buffer on the device and copied to the host in one
+ * copy, or copied up and scattered; the ghosts dropped, and the migration's leavers removed, by a
+ * stable compaction on the device; the records of the particles to send fetched and the arrivals
+ * appended through the same staging. Only the bands' and the movers' values cross the bus (and the
+ * ids and slab-axis positions, ids_to_host), never whole arrays. */
+#include "cuda_state.h"
+
+#include "gpu_check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+namespace {
+
+/* One call's arrays: f[j] for field j of the call, NULL for the tag (BACKEND_FIELD_TAG). */
+struct halo_arrays {
+    real *f[PF_MAX + 1];
+    uint8_t *tag;
+    int nf;
+};
+
+/* A thread per value: v is particle by particle, so the writes (gather) and reads (scatter) of the
+ * staging buffer are coalesced; the particles' are scattered over the band's cells. */
+__global__ void k_halo_gather(const __grid_constant__ halo_arrays a, const int32_t *__restrict__ idx, size_t n,
+                              real *__restrict__ v)
+{
+    const size_t total = n * (size_t)a.nf, stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += stride) {
+        const int32_t i = idx[e / a.nf];
+        const real *f = a.f[e % a.nf];
+        v[e] = f ? f[i] : (real)a.tag[i];
+    }
+}
+
+/* idx names no particle twice (backend.h), so no two threads write one value. */
+__global__ void k_halo_scatter(const __grid_constant__ halo_arrays a, const int32_t *__restrict__ idx, size_t n,
+                               const real *__restrict__ v, int op)
+{
+    const size_t total = n * (size_t)a.nf, stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += stride) {
+        const int32_t i = idx[e / a.nf];
+        real *f = a.f[e % a.nf];
+        const real x = op == HALO_ZERO ? (real)0 : v[e];
+        if (!f)
+            a.tag[i] = (uint8_t)x;
+        else if (op == HALO_ADD)
+            f[i] += x;
+        else
+            f[i] = x;
+    }
+}
+
+/* keep[i] = (id[i] >= 0) for i < n and 0 at n, scanned afterwards into each kept particle's place
+ * (the count at n). */
+__global__ void k_keep(const int32_t *__restrict__ id, int32_t *__restrict__ keep, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i <= n; i += stride)
+        keep[i] = i < n && id[i] >= 0;
+}
+
+/* keep[i] = 1 for i < n and 0 at n; then 0 at the listed particles (k_unkeep). */
+__global__ void k_keep_all(int32_t *__restrict__ keep, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i <= n; i += stride)
+        keep[i] = i < n;
+}
+
+__global__ void k_unkeep(const int32_t *__restrict__ idx, size_t count, int32_t *__restrict__ keep)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x; k < count; k += stride)
+        keep[idx[k]] = 0;
+}
+
+/* order[place[i]] = i for the kept particles (those whose place the scan advanced): the compaction
+ * as a gather, stable since the places rise with i. */
+__global__ void k_kept_order(const int32_t *__restrict__ place, int32_t *__restrict__ order, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        if (place[i + 1] > place[i])
+            order[place[i]] = (int32_t)i;
+}
+
+} // namespace
+
+static int arrays_of(const sim *s, const int *fields, int nf, halo_arrays *a, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    if (!st)
+        return gpu_fail_input(err, "CUDA backend: the halo's values asked for before the particles reached the device");
+    if (nf < 1 || nf > PF_MAX + 1)
+        return gpu_fail_input(err, "CUDA backend: %d halo fields (accepted: 1 to %d)", nf, PF_MAX + 1);
+    for (int j = 0; j < nf; ++j)
+        a->f[j] = fields[j] == BACKEND_FIELD_TAG ? NULL : st->f[fields[j]];
+    a->tag = st->tag;
+    a->nf = nf;
+    return SL_OK;
+}
+
+static int cuda_halo_gather(sim *s, const int *fields, int nf, const int32_t *idx, size_t n, real *v, sl_err *err)
+{
+    if (n == 0)
+        return SL_OK;
+    halo_arrays a;
+    int rc = arrays_of(s, fields, nf, &a, err);
+    cuda_sim *st = state_of(s);
+    size_t bytes = n * (size_t)nf * sizeof(real);
+    if (rc || (rc = gpu_scratch_reserve(&st->halo_stage, bytes, err)))
+        return rc;
+    real *stage = (real *)st->halo_stage.ptr;
+    k_halo_gather<<<gpu_blocks_for(n * (size_t)nf), GPU_THREADS>>>(a, idx, n, stage);
+    GPU_LAUNCHED("halo_gather", err);
+    GPU_TRY(cudaMemcpy(v, stage, bytes, cudaMemcpyDeviceToHost), err);
+    return SL_OK;
+}
+
+static int cuda_halo_scatter(sim *s, const int *fields, int nf, const int32_t *idx, size_t n, const real *v,
+                             enum backend_halo_op op, sl_err *err)
+{
+    if (n == 0)
+        return SL_OK;
+    halo_arrays a;
+    int rc = arrays_of(s, fields, nf, &a, err);
+    cuda_sim *st = state_of(s);
+    size_t bytes = n * (size_t)nf * sizeof(real);
+    real *stage = NULL;
+    if (rc)
+        return rc;
+    if (op != HALO_ZERO) {
+        if ((rc = gpu_scratch_reserve(&st->halo_stage, bytes, err)))
+            return rc;
+        stage = (real *)st->halo_stage.ptr;
+        /* from pageable memory: the host buffer may change once this returns; the kernel after it
+         * on the same stream reads the copy */
+        GPU_TRY(cudaMemcpy(stage, v, bytes, cudaMemcpyHostToDevice), err);
+    }
+    k_halo_scatter<<<gpu_blocks_for(n * (size_t)nf), GPU_THREADS>>>(a, idx, n, stage, (int)op);
+    GPU_LAUNCHED("halo_scatter", err);
+    st->host_current = 0;
+    return SL_OK;
+}
+
+/* The particles whose flag place[i] is set (place: n + 1 ints in st->halo_index, 0 at n) kept in
+ * their order, every real field (transient ones too: the rates a step integrates after the drop),
+ * the ids, kinds and tags gathered into the scratch along the kept particles' order and copied back
+ * in place, so that the arrays keep their places in the slab (cuda_storage.cu); s->p.n and
+ * s->g.n_inside follow. The cells are not moved: the next build_cells computes them again. */
+static int compact_flagged(sim *s, int32_t *place, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    size_t n = s->p.n;
+    int rc;
+    int32_t *order = place + n + 1;
+    if ((rc = gpu_exclusive_scan_i32(place, place, n + 1, st->scan, &st->scratch, err)))
+        return rc;
+    k_kept_order<<<gpu_blocks_for(n), GPU_THREADS>>>(place, order, n);
+    GPU_LAUNCHED("halo_kept_order", err);
+    int32_t kept, inside; /* the kept particles, and those of them in the grid's cells (first) */
+    size_t was_inside = s->g.n_inside < n ? s->g.n_inside : n;
+    GPU_TRY(cudaMemcpy(&kept, place + n, sizeof kept, cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(&inside, place + was_inside, sizeof inside, cudaMemcpyDeviceToHost), err);
+    size_t m = (size_t)kept;
+    const size_t id_bytes = sizeof(int32_t) + 2 * sizeof(uint8_t);
+    if ((rc = gpu_scratch_reserve(&st->scratch, (m ? m : 1) * (sizeof(real) > id_bytes ? sizeof(real) : id_bytes),
+                                  err)))
+        return rc;
+    real *tmp = (real *)st->scratch.ptr;
+    for (int k = 0; k < st->nfields && m > 0; ++k) {
+        if ((rc = gpu_gather_real(st->f[k], tmp, order, m, err)))
+            return rc;
+        GPU_TRY(cudaMemcpyAsync(st->f[k], tmp, m * sizeof(real), cudaMemcpyDeviceToDevice), err);
+    }
+    int32_t *id_out = (int32_t *)tmp;
+    uint8_t *type_out = (uint8_t *)(id_out + m), *tag_out = type_out + m;
+    if (m > 0) {
+        if ((rc = gpu_gather_ids(st->id, st->type, st->tag, id_out, type_out, tag_out, order, m, err)))
+            return rc;
+        GPU_TRY(cudaMemcpyAsync(st->id, id_out, m * sizeof(int32_t), cudaMemcpyDeviceToDevice), err);
+        GPU_TRY(cudaMemcpyAsync(st->type, type_out, m, cudaMemcpyDeviceToDevice), err);
+        GPU_TRY(cudaMemcpyAsync(st->tag, tag_out, m, cudaMemcpyDeviceToDevice), err);
+    }
+    s->p.n = m;
+    s->g.n_inside = (size_t)inside;
+    st->host_current = 0;
+    return SL_OK;
+}
+
+/* The ghosts (negative ids) dropped by a stable compaction. */
+static int cuda_halo_drop(sim *s, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    size_t n = s->p.n;
+    if (!st)
+        return gpu_fail_input(err, "CUDA backend: ghosts dropped before the particles reached the device");
+    if (n == 0)
+        return SL_OK;
+    int rc;
+    if ((rc = gpu_scratch_reserve(&st->halo_index, (2 * n + 1) * sizeof(int32_t), err)))
+        return rc;
+    int32_t *place = (int32_t *)st->halo_index.ptr;
+    k_keep<<<gpu_blocks_for(n + 1), GPU_THREADS>>>(st->id, place, n);
+    GPU_LAUNCHED("halo_keep", err);
+    return compact_flagged(s, place, err);
+}
+
+/* The listed particles (the migration's leavers) removed by the same compaction; the list comes up
+ * behind the flags and the order in st->halo_index. */
+static int cuda_halo_remove(sim *s, const int32_t *idx, size_t count, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    size_t n = s->p.n;
+    if (!st)
+        return gpu_fail_input(err, "CUDA backend: particles removed before they reached the device");
+    if (count == 0 || n == 0)
+        return SL_OK;
+    int rc;
+    if ((rc = gpu_scratch_reserve(&st->halo_index, (2 * n + 1 + count) * sizeof(int32_t), err)))
+        return rc;
+    int32_t *place = (int32_t *)st->halo_index.ptr, *list = place + 2 * n + 1;
+    GPU_TRY(cudaMemcpy(list, idx, count * sizeof *list, cudaMemcpyHostToDevice), err);
+    k_keep_all<<<gpu_blocks_for(n + 1), GPU_THREADS>>>(place, n);
+    GPU_LAUNCHED("halo_keep_all", err);
+    k_unkeep<<<gpu_blocks_for(count), GPU_THREADS>>>(list, count, place);
+    GPU_LAUNCHED("halo_unkeep", err);
+    return compact_flagged(s, place, err);
+}
+
+/* The records' particles: the persistent fields (field by field), ids, kinds and tags gathered into
+ * the staging buffer along the uploaded list, one copy down, and written into the host arrays at
+ * the list's places. */
+static int cuda_halo_fetch(sim *s, const int32_t *idx, size_t n, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    if (!st)
+        return gpu_fail_input(err, "CUDA backend: particles fetched before they reached the device");
+    if (n == 0)
+        return SL_OK;
+    particles *p = &s->p;
+    int pf[PF_MAX], np = 0;
+    for (int k = 0; k < st->nfields; ++k)
+        if (!p->transient[k])
+            pf[np++] = k;
+    const size_t bytes = n * ((size_t)np * sizeof(real) + sizeof(int32_t) + 2);
+    int rc;
+    if ((rc = gpu_scratch_reserve(&st->halo_index, n * sizeof(int32_t), err)) ||
+        (rc = gpu_scratch_reserve(&st->halo_stage, bytes, err)))
+        return rc;
+    int32_t *list = (int32_t *)st->halo_index.ptr;
+    real *v = (real *)st->halo_stage.ptr;
+    GPU_TRY(cudaMemcpy(list, idx, n * sizeof *list, cudaMemcpyHostToDevice), err);
+    for (int j = 0; j < np; ++j)
+        if ((rc = gpu_gather_real(st->f[pf[j]], v + (size_t)j * n, list, n, err)))
+            return rc;
+    int32_t *id_out = (int32_t *)(v + (size_t)np * n);
+    uint8_t *type_out = (uint8_t *)(id_out + n), *tag_out = type_out + n;
+    if ((rc = gpu_gather_ids(st->id, st->type, st->tag, id_out, type_out, tag_out, list, n, err)))
+        return rc;
+    unsigned char *h = (unsigned char *)malloc(bytes);
+    if (!h)
+        return gpu_fail_input(err, "CUDA backend: out of memory for %zu particles' records", n);
+    cudaError_t e = cudaMemcpy(h, v, bytes, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) {
+        free(h);
+        return gpu_fail(err, "cudaMemcpy (the records to the host)", e);
+    }
+    const real *hv = (const real *)h;
+    const int32_t *hid = (const int32_t *)(hv + (size_t)np * n);
+    const uint8_t *htype = (const uint8_t *)(hid + n), *htag = htype + n;
+    for (int j = 0; j < np; ++j)
+        for (size_t k = 0; k < n; ++k)
+            p->f[pf[j]][idx[k]] = hv[(size_t)j * n + k];
+    for (size_t k = 0; k < n; ++k) {
+        p->id[idx[k]] = hid[k];
+        p->type[idx[k]] = htype[k];
+        p->tag[idx[k]] = htag[k];
+    }
+    free(h);
+    return SL_OK;
+}
+
+/* The host's particles [first, n) packed array by array, one copy up into the staging buffer, and
+ * each array's part copied to its place behind the device's first particles (the arrays grown first,
+ * cuda_storage.cu). */
+static int cuda_halo_append(sim *s, size_t first, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    const particles *p = &s->p;
+    if (!st)
+        return gpu_fail_input(err, "CUDA backend: particles appended before the others reached the device");
+    if (first > p->n || p->nfields != st->nfields)
+        return gpu_fail_input(err, "CUDA backend: %zu particles of %d fields appended behind %zu of %d",
+                              p->n - (first < p->n ? first : p->n), p->nfields, first, st->nfields);
+    int rc;
+    if ((rc = cuda_reserve(s, p->n, first, err)))
+        return rc;
+    const size_t n = p->n - first, nf = (size_t)st->nfields;
+    if (n == 0)
+        return SL_OK;
+    const size_t bytes = n * (nf * sizeof(real) + sizeof(int32_t) + 2);
+    if ((rc = gpu_scratch_reserve(&st->halo_stage, bytes, err)))
+        return rc;
+    unsigned char *h = (unsigned char *)malloc(bytes);
+    if (!h)
+        return gpu_fail_input(err, "CUDA backend: out of memory for %zu particles to append", n);
+    real *hv = (real *)h;
+    for (size_t k = 0; k < nf; ++k)
+        memcpy(hv + k * n, p->f[k] + first, n * sizeof(real));
+    int32_t *hid = (int32_t *)(hv + nf * n);
+    uint8_t *htype = (uint8_t *)(hid + n), *htag = htype + n;
+    memcpy(hid, p->id + first, n * sizeof *hid);
+    memcpy(htype, p->type + first, n);
+    memcpy(htag, p->tag + first, n);
+    real *v = (real *)st->halo_stage.ptr;
+    cudaError_t e = cudaMemcpy(v, h, bytes, cudaMemcpyHostToDevice);
+    free(h);
+    if (e != cudaSuccess)
+        return gpu_fail(err, "cudaMemcpy (the appended particles to the device)", e);
+    for (size_t k = 0; k < nf; ++k)
+        GPU_TRY(cudaMemcpyAsync(st->f[k] + first, v + k * n, n * sizeof(real), cudaMemcpyDeviceToDevice), err);
+    const int32_t *did = (const int32_t *)(v + nf * n);
+    const uint8_t *dtype = (const uint8_t *)(did + n), *dtag = dtype + n;
+    GPU_TRY(cudaMemcpyAsync(st->id + first, did, n * sizeof(int32_t), cudaMemcpyDeviceToDevice), err);
+    GPU_TRY(cudaMemcpyAsync(st->type + first, dtype, n, cudaMemcpyDeviceToDevice), err);
+    GPU_TRY(cudaMemcpyAsync(st->tag + first, dtag, n, cudaMemcpyDeviceToDevice), err);
+    st->host_current = 0;
+    return SL_OK;
+}
+
+/* Two arrays instead of every one (the host stays marked stale: sim_sync_host copies the rest). */
+static int cuda_halo_ids_to_host(sim *s, int field, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    if (!st)
+        return gpu_fail_input(err, "CUDA backend: the ids asked for before the particles reached the device");
+    GPU_TRY(cudaMemcpy(s->p.id, st->id, s->p.n * sizeof(int32_t), cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(s->p.f[field], st->f[field], s->p.n * sizeof(real), cudaMemcpyDeviceToHost), err);
+    return SL_OK;
+}
+
+extern "C" const backend_halo_hooks cuda_halo_hooks = {cuda_halo_gather,      cuda_halo_scatter, cuda_halo_drop,
+                                                       cuda_halo_ids_to_host, cuda_halo_fetch,   cuda_halo_remove,
+                                                       cuda_halo_append};

@@ -1,0 +1,248 @@
+/* test_gpu_halo.c: the CUDA backend's halo hooks (gpu/cuda_halo.cu, what parallel/mpi_halo.c moves
+ * the MPI ghosts with) against the CPU backend's on the same particles, bit for bit: the gather of a
+ * few fields and the tag at a list of particles; writes, additions and zeros at a list; the drop of
+ * the particles whose id is negative, the others in their order with every field. The CPU's hooks
+ * run on a copy of the CUDA sim's host arrays. Then the cell build's hooks, which the CPU does not
+ * have, against plain loops: the removal of a list (the migration's leavers), the fetch of a list's
+ * records into the host arrays (nothing else written), the append of arrivals past the arrays'
+ * capacity, and a sort of the grown arrays. Exits 77 (skipped) without a device. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "base/scene.h"
+#include "core/sim.h"
+#include "gpu/backend_cuda.h"
+#include "run/sim_create.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCENE                                                                                       \
+    "simulation = { method = \"wcsph\"; dimension = 2; end_time = 1.0; };\n"                       \
+    "fluid = { density = 1000.0; viscosity = 1.0e-6; gravity = [0.0, -9.81]; };\n"                 \
+    "numerics = { spacing = 0.01; };\n"                                                            \
+    "geometry = ( { type = \"tank\"; min = [0.0, 0.0]; max = [0.6, 0.5]; layers = 3; },\n"          \
+    "             { type = \"fluid\"; min = [0.0, 0.0]; max = [0.24, 0.3]; } );\n"
+
+/* A copy of s's host particles in a sim of their own, for the CPU's hooks. */
+static void copy_host(const sim *s, sim *r)
+{
+    sl_err err;
+    memset(r, 0, sizeof *r);
+    r->be = &backend_cpu;
+    assert_int_equal(particles_alloc(&r->p, s->p.n, &err), SL_OK);
+    while (r->p.nfields < s->p.nfields)
+        assert_true(particles_add_field(&r->p, s->p.fname[r->p.nfields], s->p.transient[r->p.nfields]) >= 0);
+    for (int k = 0; k < s->p.nfields; ++k)
+        memcpy(r->p.f[k], s->p.f[k], s->p.n * sizeof(real));
+    memcpy(r->p.id, s->p.id, s->p.n * sizeof *s->p.id);
+    memcpy(r->p.type, s->p.type, s->p.n);
+    memcpy(r->p.tag, s->p.tag, s->p.n);
+}
+
+static void same(const sim *s, const sim *r)
+{
+    assert_int_equal(s->p.n, r->p.n);
+    for (int k = 0; k < s->p.nfields; ++k)
+        assert_memory_equal(s->p.f[k], r->p.f[k], s->p.n * sizeof(real));
+    assert_memory_equal(s->p.id, r->p.id, s->p.n * sizeof *s->p.id);
+    assert_memory_equal(s->p.type, r->p.type, s->p.n);
+    assert_memory_equal(s->p.tag, r->p.tag, s->p.n);
+}
+
+/* Every third particle from the 5th on, backwards: no particle twice, in no sorted order. */
+static size_t pick(size_t n, int32_t *idx)
+{
+    size_t m = 0;
+    for (size_t i = n; i-- > 5;)
+        if (i % 3 == 0)
+            idx[m++] = (int32_t)i;
+    return m;
+}
+
+static void hooks(void **state)
+{
+    (void)state;
+    scene sc;
+    sim s, r;
+    sl_err err;
+    if (scene_load_string(&sc, SCENE, "test_gpu_halo", &err) || sim_create(&s, &sc, &backend_cuda, &err) ||
+        s.be->build_cells(&s, &err))
+        fail_msg("%s", err.msg);
+    const backend_halo_hooks *gpu = s.be->halo, *cpu = backend_cpu.halo;
+    sim_sync_host(&s);
+    copy_host(&s, &r);
+    size_t n = s.p.n;
+    int32_t *idx = malloc(n * sizeof *idx); /* (the lists below are shorter than the first) */
+    size_t m = pick(n, idx);
+    backend_buffer dev = {NULL, 0};
+    const int32_t *at = s.be->upload(&s, &dev, idx, m * sizeof *idx);
+    assert_non_null(at);
+    printf("%zu particles, %zu in the list, %d fields\n", n, m, s.p.nfields);
+
+    const int fields[4] = {PF_Y, BACKEND_FIELD_TAG, PF_P, s.p.nfields - 1};
+    real *vg = malloc(4 * m * sizeof *vg), *vc = malloc(4 * m * sizeof *vc);
+    if (gpu->gather(&s, fields, 4, at, m, vg, &err) || cpu->gather(&r, fields, 4, idx, m, vc, &err))
+        fail_msg("%s", err.msg);
+    assert_memory_equal(vg, vc, 4 * m * sizeof *vg);
+
+    for (size_t k = 0; k < 4 * m; ++k)
+        vc[k] = (real)(k % 4 == 1 ? k % 200 : 0.5 * (double)k); /* tags within a byte */
+    const int set[4] = {PF_X, BACKEND_FIELD_TAG, PF_VX, PF_RHO}, add[2] = {PF_P, PF_RHO};
+    if (gpu->scatter(&s, set, 4, at, m, vc, HALO_SET, &err) || cpu->scatter(&r, set, 4, idx, m, vc, HALO_SET, &err) ||
+        gpu->scatter(&s, add, 2, at, m, vc, HALO_ADD, &err) || cpu->scatter(&r, add, 2, idx, m, vc, HALO_ADD, &err) ||
+        gpu->scatter(&s, add + 1, 1, at + 1, m - 1, NULL, HALO_ZERO, &err) ||
+        cpu->scatter(&r, add + 1, 1, idx + 1, m - 1, NULL, HALO_ZERO, &err))
+        fail_msg("%s", err.msg);
+    sim_sync_host(&s);
+    same(&s, &r);
+
+    /* the listed particles made ghosts (ids -1 - id) and dropped; the CPU's reference keeps the others
+     * in order, as mpi_halo.c's host path does */
+    for (size_t k = 0; k < m; ++k)
+        s.p.id[idx[k]] = r.p.id[idx[k]] = -1 - s.p.id[idx[k]];
+    size_t was_inside = s.g.n_inside, kept = 0, inside = 0;
+    if (sim_sync_device(&s, &err) || gpu->drop_ghosts(&s, &err))
+        fail_msg("%s", err.msg);
+    for (size_t i = 0; i < r.p.n; ++i) {
+        if (r.p.id[i] < 0)
+            continue;
+        inside += i < was_inside; /* the grid's cells come first, the sink's particles after */
+        for (int k = 0; k < r.p.nfields; ++k)
+            r.p.f[k][kept] = r.p.f[k][i];
+        r.p.id[kept] = r.p.id[i];
+        r.p.type[kept] = r.p.type[i];
+        r.p.tag[kept] = r.p.tag[i];
+        ++kept;
+    }
+    r.p.n = kept;
+    sim_sync_host(&s);
+    same(&s, &r);
+    printf("dropped %zu of %zu; %zu inside the grid\n", m, n, s.g.n_inside);
+    assert_int_equal(s.g.n_inside, inside);
+
+    /* the migration's leavers removed: every third from the 5th on, backwards */
+    n = s.p.n;
+    m = pick(n, idx);
+    if (gpu->remove(&s, idx, m, &err))
+        fail_msg("%s", err.msg);
+    uint8_t *keep = malloc(n);
+    memset(keep, 1, n);
+    for (size_t k = 0; k < m; ++k)
+        keep[idx[k]] = 0;
+    kept = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (!keep[i])
+            continue;
+        for (int k = 0; k < r.p.nfields; ++k)
+            r.p.f[k][kept] = r.p.f[k][i];
+        r.p.id[kept] = r.p.id[i];
+        r.p.type[kept] = r.p.type[i];
+        r.p.tag[kept] = r.p.tag[i];
+        ++kept;
+    }
+    r.p.n = kept;
+    assert_int_equal(s.p.n, kept);
+    printf("removed %zu of %zu\n", m, n);
+
+    /* the records fetched: the listed places of the host arrays written (persistent fields, id, kind,
+     * tag), nothing else */
+    n = s.p.n;
+    m = pick(n, idx);
+    memset(keep, 0, n);
+    for (size_t k = 0; k < m; ++k)
+        keep[idx[k]] = 1;
+    for (int k = 0; k < s.p.nfields; ++k)
+        for (size_t i = 0; i < n; ++i)
+            s.p.f[k][i] = (real)-12345;
+    for (size_t i = 0; i < n; ++i) {
+        s.p.id[i] = -7;
+        s.p.type[i] = s.p.tag[i] = 201;
+    }
+    if (gpu->fetch(&s, idx, m, &err))
+        fail_msg("%s", err.msg);
+    for (size_t i = 0; i < n; ++i) {
+        for (int k = 0; k < s.p.nfields; ++k) {
+            real want = keep[i] && !s.p.transient[k] ? r.p.f[k][i] : (real)-12345;
+            assert_memory_equal(&s.p.f[k][i], &want, sizeof want);
+        }
+        assert_int_equal(s.p.id[i], keep[i] ? r.p.id[i] : -7);
+        assert_int_equal(s.p.type[i], keep[i] ? r.p.type[i] : 201);
+        assert_int_equal(s.p.tag[i], keep[i] ? r.p.tag[i] : 201);
+    }
+    sim_sync_host(&s); /* stale since the removal: every array again */
+    same(&s, &r);
+    printf("fetched %zu of %zu\n", m, n);
+
+    /* arrivals appended: more than the arrays hold, so they grow, keeping the particles there */
+    size_t n0 = s.p.n, count = 2 * n0 + 17;
+    assert_int_equal(particles_resize(&s.p, n0 + count, &err), SL_OK);
+    assert_int_equal(particles_resize(&r.p, n0 + count, &err), SL_OK);
+    for (size_t i = n0; i < n0 + count; ++i) {
+        size_t from = i % n0; /* near a particle there, inside the grid */
+        for (int k = 0; k < r.p.nfields; ++k)
+            r.p.f[k][i] = k < PF_Z + 1 ? r.p.f[k][from] + (real)1e-4 : (real)(0.25 * (double)(k + i));
+        r.p.id[i] = (int32_t)(1000000 + i);
+        r.p.type[i] = r.p.type[from];
+        r.p.tag[i] = (uint8_t)(i % 200);
+        for (int k = 0; k < r.p.nfields; ++k)
+            s.p.f[k][i] = r.p.f[k][i];
+        s.p.id[i] = r.p.id[i];
+        s.p.type[i] = r.p.type[i];
+        s.p.tag[i] = r.p.tag[i];
+    }
+    if (gpu->append(&s, n0, &err))
+        fail_msg("%s", err.msg);
+    sim_sync_host(&s);
+    same(&s, &r);
+    printf("appended %zu behind %zu\n", count, n0);
+
+    /* the grown arrays sort as before: each particle's persistent fields, kind and tag found by id */
+    if (s.be->build_cells(&s, &err))
+        fail_msg("%s", err.msg);
+    sim_sync_host(&s);
+    assert_int_equal(s.p.n, r.p.n);
+    size_t ids = 1000000 + r.p.n;
+    int32_t *at_id = malloc(ids * sizeof *at_id);
+    for (size_t i = 0; i < ids; ++i)
+        at_id[i] = -1;
+    for (size_t i = 0; i < r.p.n; ++i)
+        at_id[r.p.id[i]] = (int32_t)i;
+    for (size_t i = 0; i < s.p.n; ++i) {
+        assert_true(s.p.id[i] >= 0 && (size_t)s.p.id[i] < ids && at_id[s.p.id[i]] >= 0);
+        size_t j = (size_t)at_id[s.p.id[i]];
+        at_id[s.p.id[i]] = -1; /* each once */
+        for (int k = 0; k < s.p.nfields; ++k)
+            if (!s.p.transient[k])
+                assert_memory_equal(&s.p.f[k][i], &r.p.f[k][j], sizeof(real));
+        assert_int_equal(s.p.type[i], r.p.type[j]);
+        assert_int_equal(s.p.tag[i], r.p.tag[j]);
+    }
+    free(at_id);
+    free(keep);
+
+    s.be->buffer_free(&s, &dev);
+    free(vg);
+    free(vc);
+    free(idx);
+    particles_free(&r.p);
+    sim_free(&s);
+    scene_free(&sc);
+}
+
+int main(void)
+{
+    if (!cuda_device_present()) {
+        printf("no CUDA device: skipped (run this test on a machine with an NVIDIA GPU)\n");
+        return 77;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(hooks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

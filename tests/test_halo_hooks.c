@@ -1,0 +1,120 @@
+/* test_halo_hooks.c: the CPU backend's halo hooks (backend.halo, what parallel/mpi_halo.c refreshes
+ * the ghosts with): the values of a few fields and the tag at a list of particles, particle by
+ * particle; written, added and zeroed at a list, every other particle untouched; and none of the
+ * hooks that stage a device's arrays, so the MPI code keeps its host path. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/backend.h"
+#include "core/sim.h"
+
+#include <string.h>
+
+enum { N = 10 };
+
+/* Particle i holds 100 k + i in field k of {PF_X, PF_P, extra} and tag i. */
+static void setup(sim *s, int *extra)
+{
+    sl_err err;
+    memset(s, 0, sizeof *s);
+    s->be = &backend_cpu;
+    assert_int_equal(particles_alloc(&s->p, N, &err), SL_OK);
+    *extra = particles_add_field(&s->p, "extra", 1);
+    assert_true(*extra >= PF_CORE);
+    const int f[3] = {PF_X, PF_P, *extra};
+    for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < N; ++i)
+            s->p.f[f[k]][i] = (real)(100 * k + i);
+    for (int i = 0; i < N; ++i)
+        s->p.tag[i] = (uint8_t)i;
+}
+
+static void test_gather(void **state)
+{
+    (void)state;
+    sim s;
+    int extra;
+    sl_err err;
+    setup(&s, &extra);
+    const int fields[3] = {PF_P, BACKEND_FIELD_TAG, extra};
+    const int32_t idx[3] = {7, 2, 9};
+    real v[9];
+    assert_int_equal(backend_cpu.halo->gather(&s, fields, 3, idx, 3, v, &err), SL_OK);
+    for (int k = 0; k < 3; ++k) { /* v[k nf + j]: field j of particle idx[k] */
+        assert_true(v[3 * k] == (real)(100 + idx[k]));
+        assert_true(v[3 * k + 1] == (real)idx[k]);
+        assert_true(v[3 * k + 2] == (real)(200 + idx[k]));
+    }
+    particles_free(&s.p);
+}
+
+static void test_scatter(void **state)
+{
+    (void)state;
+    sim s;
+    int extra;
+    sl_err err;
+    setup(&s, &extra);
+    const int fields[2] = {PF_X, BACKEND_FIELD_TAG};
+    const int32_t idx[2] = {4, 1};
+    const real v[4] = {-1, 42, -2, 43};
+    assert_int_equal(backend_cpu.halo->scatter(&s, fields, 2, idx, 2, v, HALO_SET, &err), SL_OK);
+    assert_true(s.p.f[PF_X][4] == -1 && s.p.tag[4] == 42);
+    assert_true(s.p.f[PF_X][1] == -2 && s.p.tag[1] == 43);
+
+    const int added[1] = {extra};
+    const real w[2] = {0.5, 0.25};
+    assert_int_equal(backend_cpu.halo->scatter(&s, added, 1, idx, 2, w, HALO_ADD, &err), SL_OK);
+    assert_true(s.p.f[extra][4] == (real)204.5 && s.p.f[extra][1] == (real)201.25);
+
+    const int zeroed[2] = {PF_P, extra};
+    const int32_t ghosts[3] = {8, 0, 5};
+    assert_int_equal(backend_cpu.halo->scatter(&s, zeroed, 2, ghosts, 3, NULL, HALO_ZERO, &err), SL_OK);
+    for (int k = 0; k < 3; ++k)
+        assert_true(s.p.f[PF_P][ghosts[k]] == 0 && s.p.f[extra][ghosts[k]] == 0);
+
+    for (int i = 0; i < N; ++i) { /* nobody else changed */
+        int listed = i == 4 || i == 1, ghost = i == 8 || i == 0 || i == 5;
+        if (!listed) {
+            assert_true(s.p.f[PF_X][i] == (real)i);
+            assert_int_equal(s.p.tag[i], i);
+        }
+        if (!ghost) {
+            assert_true(s.p.f[PF_P][i] == (real)(100 + i));
+            if (!listed)
+                assert_true(s.p.f[extra][i] == (real)(200 + i));
+        }
+    }
+    particles_free(&s.p);
+}
+
+/* The host arrays are the CPU's state: it has none of the hooks that stage a device's arrays
+ * (drop_ghosts, ids_to_host, fetch, remove, append), so parallel/mpi_halo.c and mpi_exchange.c keep
+ * their host path on it (compacting and appending every array in place), the path the CPU's MPI
+ * tests compare with one rank. */
+static void test_host_state(void **state)
+{
+    (void)state;
+    const backend_halo_hooks *h = backend_cpu.halo;
+    assert_non_null(h);
+    assert_null(h->drop_ghosts);
+    assert_null(h->ids_to_host);
+    assert_null(h->fetch);
+    assert_null(h->remove);
+    assert_null(h->append);
+    assert_null(backend_cpu.to_host);
+    assert_null(backend_cpu.to_device);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gather),
+        cmocka_unit_test(test_scatter),
+        cmocka_unit_test(test_host_state),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
