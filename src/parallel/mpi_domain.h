@@ -25,6 +25,18 @@ typedef struct routes {
 int routes_reserve(routes *r, size_t n, sl_err *err);
 void routes_free(routes *r);
 
+/* The phases of the decomposition's work that a run's summary times (MPI_Wtime, host side: a
+ * device's queued kernels show up in the next phase that waits for them). */
+enum domain_timer {
+    DT_DROP,     /* the last step's ghosts dropped */
+    DT_TO_HOST,  /* what the choices read (ids and slab-axis positions, or whole arrays) */
+    DT_EXCHANGE, /* balance, migration, the ghosts chosen, sent, received and appended */
+    DT_SORT,     /* the backend's cell build, ghosts included */
+    DT_PLAN,     /* the halo's plan: the ghosts found by id after the sort */
+    DT_REFRESH,  /* the ghosts' fields refreshed, cleared or added back during the step */
+    DOMAIN_TIMERS
+};
+
 struct domain {
     MPI_Comm comm;
     int rank, size;
@@ -63,7 +75,18 @@ struct domain {
     unsigned char *sendbuf, *recvbuf;
     size_t sendcap, recvcap;
     int *counts;       /* [4 size]: send counts, send offsets, receive counts, receive offsets */
+    /* wall time spent in the decomposition's own work, by phase (domain_describe reports it) */
+    double seconds[DOMAIN_TIMERS];
+    long builds;       /* cell builds timed */
 };
+
+/* Adds the time since t0 to timer k; returns the time now (the next phase's start). */
+static inline double domain_lap(struct domain *d, int k, double t0)
+{
+    double t = MPI_Wtime();
+    d->seconds[k] += t - t0;
+    return t;
+}
 
 /* The MPI type of `real`. */
 #define DOMAIN_MPI_REAL (sizeof(real) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT)

@@ -120,23 +120,31 @@ int domain_build_cells(sim *s, sl_err *err)
     struct domain *d = s->domain;
     if (!d)
         return s->be->build_cells(s, err);
+    double t = MPI_Wtime();
     if (d->ghosts) /* a step that did not drop them: never ghosts of ghosts (before the host copy:
                     * a device backend drops them where they are) */
         SL_TRY(domain_drop_halo(s, err));
+    t = domain_lap(d, DT_DROP, t);
     int staged = domain_staged(s);
     if (staged)
         SL_TRY(s->be->halo->ids_to_host(s, PF_X + d->axis, err));
     else
         sim_sync_host(s);
+    t = domain_lap(d, DT_TO_HOST, t);
     SL_TRY(exchange_halo(d, s, err));
     if (!staged)
         SL_TRY(sim_sync_device(s, err));
+    t = domain_lap(d, DT_EXCHANGE, t);
     SL_TRY(s->be->build_cells(s, err));
+    t = domain_lap(d, DT_SORT, t);
     if (s->be->halo->ids_to_host) /* the ghosts' places after the sort, and the band's */
         SL_TRY(s->be->halo->ids_to_host(s, PF_X + d->axis, err));
     else
         sim_sync_host(s);
-    return plan_halo(d, s, err);
+    int rc = plan_halo(d, s, err);
+    domain_lap(d, DT_PLAN, t);
+    d->builds++;
+    return rc;
 }
 
 /* The halo's plan, or an error for a call outside domain_build_cells .. domain_drop_halo. */
@@ -182,7 +190,10 @@ int domain_zero_ghosts(sim *s, const int *fields, int n, sl_err *err)
     for (int k = 0; k < n && nf < PF_MAX; ++k)
         if (fields[k] >= 0)
             list[nf++] = fields[k];
-    return nf ? s->be->halo->scatter(s, list, nf, d->slot_at, d->plan_recv, NULL, HALO_ZERO, err) : SL_OK;
+    double t = MPI_Wtime();
+    int rc = nf ? s->be->halo->scatter(s, list, nf, d->slot_at, d->plan_recv, NULL, HALO_ZERO, err) : SL_OK;
+    domain_lap(d, DT_REFRESH, t);
+    return rc;
 }
 
 /* Every field, transient ones too (what mDBC wrote into the walls), and the tags (the MPS classes
@@ -197,7 +208,10 @@ int domain_refresh_halo(sim *s, sl_err *err)
     for (int k = 0; k < s->p.nfields; ++k)
         fields[nf++] = k;
     fields[nf++] = BACKEND_FIELD_TAG;
-    return domain_overwrite_fields(d, s, fields, nf, err);
+    double t = MPI_Wtime();
+    int rc = domain_overwrite_fields(d, s, fields, nf, err);
+    domain_lap(d, DT_REFRESH, t);
+    return rc;
 }
 
 int domain_refresh_field(sim *s, int field, sl_err *err)
@@ -206,7 +220,10 @@ int domain_refresh_field(sim *s, int field, sl_err *err)
     if (!d)
         return SL_OK;
     SL_TRY(need_plan(d, err));
-    return domain_overwrite_fields(d, s, &field, 1, err);
+    double t = MPI_Wtime();
+    int rc = domain_overwrite_fields(d, s, &field, 1, err);
+    domain_lap(d, DT_REFRESH, t);
+    return rc;
 }
 
 int domain_add_ghosts_to_owners(sim *s, int field, sl_err *err)
@@ -215,5 +232,8 @@ int domain_add_ghosts_to_owners(sim *s, int field, sl_err *err)
     if (!d)
         return SL_OK;
     SL_TRY(need_plan(d, err));
-    return domain_add_field_to_owners(d, s, field, err);
+    double t = MPI_Wtime();
+    int rc = domain_add_field_to_owners(d, s, field, err);
+    domain_lap(d, DT_REFRESH, t);
+    return rc;
 }
