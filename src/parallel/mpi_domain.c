@@ -205,6 +205,8 @@ void domain_detach(sim *s)
     free(d->counts);
     routes_free(&d->moves);
     routes_free(&d->plan);
+    free(d->col);
+    free(d->slot_of);
     free(d->sendbuf);
     free(d->recvbuf);
     free(d->plan_slot);

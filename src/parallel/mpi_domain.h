@@ -75,6 +75,10 @@ struct domain {
     unsigned char *sendbuf, *recvbuf;
     size_t sendcap, recvcap;
     int *counts;       /* [4 size]: send counts, send offsets, receive counts, receive offsets */
+    int32_t *col;      /* each particle's cell column (domain_columns), [col_cap] */
+    size_t col_cap;
+    int32_t *slot_of;  /* a ghost's slot by its particle id (plan_halo), [slot_of_cap] */
+    size_t slot_of_cap;
     /* wall time spent in the decomposition's own work, by phase (domain_describe reports it) */
     double seconds[DOMAIN_TIMERS];
     long builds;       /* cell builds timed */
@@ -87,6 +91,11 @@ static inline double domain_lap(struct domain *d, int k, double t0)
     d->seconds[k] += t - t0;
     return t;
 }
+
+/* d->col[i] = domain_column of particle i's position along the slab axis, for i < p->n, on every
+ * thread (the choices of migration and the ghost bands read it; at millions of particles per rank
+ * the divisions are the exchange's longest loop). */
+int domain_columns(struct domain *d, const particles *p, sl_err *err);
 
 /* The MPI type of `real`. */
 #define DOMAIN_MPI_REAL (sizeof(real) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT)

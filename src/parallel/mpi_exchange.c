@@ -19,6 +19,25 @@ int domain_column(const struct domain *d, real x)
     return (int)f;
 }
 
+int domain_columns(struct domain *d, const particles *p, sl_err *err)
+{
+    if (p->n > d->col_cap) {
+        size_t cap = p->n + p->n / 8 + 64;
+        int32_t *col = realloc(d->col, cap * sizeof *col);
+        if (!col)
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles' columns", p->n);
+        d->col = col;
+        d->col_cap = cap;
+    }
+    const real *x = p->f[PF_X + d->axis];
+    int32_t *col = d->col;
+    const long n = (long)p->n;
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; ++i)
+        col[i] = domain_column(d, x[i]);
+    return SL_OK;
+}
+
 int domain_owner(const struct domain *d, int col)
 {
     int lo = 0, hi = d->size - 1; /* the last r with first[r] <= col */

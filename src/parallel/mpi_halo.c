@@ -10,14 +10,14 @@
 
 /* The ghost bands: this rank's own particles in its first `band` columns go to the rank below, those
  * in its last to the rank above (both, where the slab is no wider than a band), in index order. */
-static int band_routes(const struct domain *d, const particles *p, routes *r, sl_err *err)
+static int band_routes(struct domain *d, const particles *p, routes *r, sl_err *err)
 {
     SL_TRY(routes_reserve(r, 2 * p->n, err));
-    const real *x = p->f[PF_X + d->axis];
+    SL_TRY(domain_columns(d, p, err));
     int lo = d->first[d->rank], hi = d->first[d->rank + 1];
     r->n = 0;
     for (size_t i = 0; i < p->n; ++i) {
-        int c = domain_column(d, x[i]);
+        int c = d->col[i];
         if (c < 0 || p->id[i] < 0)
             continue;
         if (d->rank > 0 && c < lo + d->band) {
@@ -41,21 +41,6 @@ static int send_ghosts(struct domain *d, sim *s, sl_err *err)
     return SL_OK;
 }
 
-/* Ghosts by id, for finding where the sort put each one. */
-typedef struct ghost_slot {
-    int32_t id, slot;
-} ghost_slot;
-
-static int by_id(const void *a, const void *b)
-{
-    int32_t x = ((const ghost_slot *)a)->id, y = ((const ghost_slot *)b)->id;
-    return (x > y) - (x < y);
-}
-
-/* Where the sort put the ghosts: each neighbour sends the ids of its band particles in the order it
- * will send their fields (its index order after the sort); each rank looks them up among its ghosts.
- * By id rather than by order, so a sort that does not keep the order inside a cell (the CUDA
- * backend's counting sort) plans as well. domain_refresh_halo checks the id of every record. */
 static int plan_halo(struct domain *d, sim *s, sl_err *err)
 {
     particles *p = &s->p;
@@ -72,28 +57,39 @@ static int plan_halo(struct domain *d, sim *s, sl_err *err)
         d->plan_slot = slot;
         d->slot_cap = nrecv;
     }
-    ghost_slot *g = malloc((d->ghosts ? d->ghosts : 1) * sizeof *g);
-    if (!g)
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
+    /* each ghost's slot by its id: one table entry per id, grown to the largest id seen, never
+     * cleared (an entry is trusted only where the slot it names holds that ghost) */
     size_t ng = 0;
+    int32_t top = -1;
     for (size_t i = 0; i < p->n && ng < d->ghosts; ++i)
-        if (p->id[i] < 0)
-            g[ng++] = (ghost_slot){-1 - p->id[i], (int32_t)i};
-    qsort(g, ng, sizeof *g, by_id);
+        if (p->id[i] < 0) {
+            ng++;
+            top = -1 - p->id[i] > top ? -1 - p->id[i] : top;
+        }
+    if ((size_t)(top + 1) > d->slot_of_cap) {
+        size_t cap = (size_t)top + 1 + (size_t)top / 8 + 64;
+        int32_t *t = realloc(d->slot_of, cap * sizeof *t);
+        if (!t)
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
+        d->slot_of = t;
+        d->slot_of_cap = cap;
+    }
+    for (size_t i = 0, seen = 0; i < p->n && seen < ng; ++i)
+        if (p->id[i] < 0) {
+            d->slot_of[-1 - p->id[i]] = (int32_t)i;
+            seen++;
+        }
     int rc = nrecv == d->ghosts && ng == d->ghosts
                  ? SL_OK
                  : sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d holds %zu ghosts, its neighbours name %zu",
                            d->rank, ng, nrecv);
     for (size_t k = 0; k < nrecv && rc == SL_OK; ++k) {
-        ghost_slot key = {ids[k], 0};
-        const ghost_slot *hit = bsearch(&key, g, ng, sizeof *g, by_id);
-        if (!hit)
-            rc = sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d has no ghost of particle %ld", d->rank,
-                         (long)ids[k]);
+        int32_t id = ids[k], slot = id >= 0 && id <= top ? d->slot_of[id] : -1;
+        if (slot < 0 || (size_t)slot >= p->n || p->id[slot] != -1 - id)
+            rc = sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d has no ghost of particle %ld", d->rank, (long)id);
         else
-            d->plan_slot[k] = hit->slot;
+            d->plan_slot[k] = slot;
     }
-    free(g);
     d->plan_recv = nrecv;
     if (rc == SL_OK)
         rc = domain_plan_upload(d, s, err);

@@ -107,11 +107,12 @@ int domain_migrate(struct domain *d, sim *s, sl_err *err)
     particles *p = &s->p;
     routes *mv = &d->moves;
     SL_TRY(routes_reserve(mv, p->n, err));
-    const real *x = p->f[PF_X + d->axis];
+    SL_TRY(domain_columns(d, p, err));
+    const int lo = d->first[d->rank], hi = d->first[d->rank + 1];
     mv->n = 0;
     for (size_t i = 0; i < p->n; ++i) {
-        int c = domain_column(d, x[i]);
-        int r = c < 0 ? d->rank : domain_owner(d, c);
+        int c = d->col[i];
+        int r = c < 0 || (c >= lo && c < hi) ? d->rank : domain_owner(d, c);
         if (r != d->rank) {
             mv->idx[mv->n] = (int32_t)i;
             mv->dest[mv->n++] = r;
