@@ -64,6 +64,16 @@ static size_t pick(size_t n, int32_t *idx)
     return m;
 }
 
+/* Particle `from`'s record into slot `to` (to <= from): the reference's compaction. */
+static void move_record(particles *p, size_t from, size_t to)
+{
+    for (int k = 0; k < p->nfields; ++k)
+        p->f[k][to] = p->f[k][from];
+    p->id[to] = p->id[from];
+    p->type[to] = p->type[from];
+    p->tag[to] = p->tag[from];
+}
+
 static void hooks(void **state)
 {
     (void)state;
@@ -112,12 +122,7 @@ static void hooks(void **state)
         if (r.p.id[i] < 0)
             continue;
         inside += i < was_inside; /* the grid's cells come first, the sink's particles after */
-        for (int k = 0; k < r.p.nfields; ++k)
-            r.p.f[k][kept] = r.p.f[k][i];
-        r.p.id[kept] = r.p.id[i];
-        r.p.type[kept] = r.p.type[i];
-        r.p.tag[kept] = r.p.tag[i];
-        ++kept;
+        move_record(&r.p, i, kept++);
     }
     r.p.n = kept;
     sim_sync_host(&s);
@@ -138,12 +143,7 @@ static void hooks(void **state)
     for (size_t i = 0; i < n; ++i) {
         if (!keep[i])
             continue;
-        for (int k = 0; k < r.p.nfields; ++k)
-            r.p.f[k][kept] = r.p.f[k][i];
-        r.p.id[kept] = r.p.id[i];
-        r.p.type[kept] = r.p.type[i];
-        r.p.tag[kept] = r.p.tag[i];
-        ++kept;
+        move_record(&r.p, i, kept++);
     }
     r.p.n = kept;
     assert_int_equal(s.p.n, kept);
