@@ -184,11 +184,14 @@ void domain_describe(const sim *s, char *buf, size_t len)
     /* the decomposition's own time per cell build, the slowest rank's of each phase */
     double most[DOMAIN_TIMERS];
     MPI_Allreduce(d->seconds, most, DOMAIN_TIMERS, MPI_DOUBLE, MPI_MAX, d->comm);
-    static const char *const names[DOMAIN_TIMERS] = {"drop", "to host", "exchange", "sort", "plan", "refresh"};
+    static const char *const names[DOMAIN_TIMERS] = {"drop",  "to host", "exchange", "sort",  "plan",
+                                                     "refresh", "(exchange: fetch", "mpi", "remove", "append"};
     if (d->builds > 0 && w > 0 && (size_t)w < len)
         w += snprintf(buf + w, len - (size_t)w, "; ms per cell build (slowest rank):");
     for (int k = 0; k < DOMAIN_TIMERS && d->builds > 0 && w > 0 && (size_t)w < len; ++k)
         w += snprintf(buf + w, len - (size_t)w, " %s %.3g", names[k], 1e3 * most[k] / (double)d->builds);
+    if (d->builds > 0 && w > 0 && (size_t)w < len)
+        snprintf(buf + w, len - (size_t)w, ")");
 }
 
 void domain_detach(sim *s)

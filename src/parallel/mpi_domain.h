@@ -34,6 +34,11 @@ enum domain_timer {
     DT_SORT,     /* the backend's cell build, ghosts included */
     DT_PLAN,     /* the halo's plan: the ghosts found by id after the sort */
     DT_REFRESH,  /* the ghosts' fields refreshed, cleared or added back during the step */
+    /* parts of DT_EXCHANGE, in domain_send_particles (migration and ghosts together) */
+    DT_FETCH,    /* the chosen particles' records to the host (a device backend) */
+    DT_MPI,      /* the records' exchange, waiting for the other ranks included */
+    DT_REMOVE,   /* the movers taken out, on the host and the device */
+    DT_APPEND,   /* the arrivals unpacked and appended */
     DOMAIN_TIMERS
 };
 

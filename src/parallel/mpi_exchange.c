@@ -249,9 +249,12 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
     const backend_halo_hooks *h = s->be->halo;
     int staged = domain_staged(s);
     size_t nrecv;
+    double t = MPI_Wtime();
     if (staged) /* the records' particles into the host arrays, and only they */
         SL_TRY(h->fetch(s, r->idx, r->n, err));
+    t = domain_lap(d, DT_FETCH, t);
     SL_TRY(exchange_records(d, p, r, as_ghost, &nrecv, err));
+    t = domain_lap(d, DT_MPI, t);
     if (!as_ghost && r->n > 0) { /* the movers leave: keep the rest in order */
         uint8_t *keep = malloc(p->n ? p->n : 1);
         if (!keep)
@@ -275,6 +278,7 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
         free(keep);
         SL_TRY(rc);
     }
+    t = domain_lap(d, DT_REMOVE, t);
     size_t n0 = p->n, rb = record_bytes(p);
     SL_TRY(particles_resize(p, n0 + nrecv, err));
     for (size_t k = 0; k < nrecv; ++k)
@@ -282,6 +286,7 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
     if (staged) /* the arrivals to the end of the device's arrays */
         SL_TRY(h->append(s, n0, err));
     domain_particles_resized(s);
+    domain_lap(d, DT_APPEND, t);
     return SL_OK;
 }
 
