@@ -106,6 +106,10 @@ typedef struct backend_mg_hooks {
      * of small ones), capturing again when key or generation changes. */
     int (*replay)(struct sim *s, const void *key, long generation, int (*record)(struct sim *s, void *ctx),
                   void *ctx);
+    /* The assembled rows' layout the backend's loops read fastest (sparse_ell.shift): 3 on the GPU
+     * (a thread's 8 entries in one sector), 0 on the CPU (column-major: its products were 43%
+     * slower in groups, docs/performance.md). */
+    int row_group_shift;
 } backend_mg_hooks;
 
 /* Memory the backend holds for data that passes read through a pointer in pass_args (the moving

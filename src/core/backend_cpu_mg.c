@@ -65,4 +65,5 @@ const backend_mg_hooks cpu_mg_hooks = {
     .run = cpu_mg_run,
     .longest_row = cpu_mg_longest_row,
     .replay = cpu_mg_replay,
+    .row_group_shift = 0,
 };

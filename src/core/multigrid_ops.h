@@ -139,6 +139,12 @@ HD static inline real mg_fine_product(const mg_args *m, int64_t i, const real *v
 {
     real sum = m->diag[i] * v[i];
     int32_t len = m->A.count[i] < m->A.width ? m->A.count[i] : m->A.width;
+    if (m->A.shift == 0) { /* column-major, the index's arithmetic left to the compiler (CPU) */
+        const int64_t st = m->A.stride;
+        for (int32_t k = 0; k < len; ++k)
+            sum += m->A.val[(int64_t)k * st + i] * v[m->A.col[(int64_t)k * st + i]];
+        return sum;
+    }
     for (int32_t k = 0; k < len; ++k)
         sum += m->A.val[sparse_ell_index(&m->A, (int32_t)i, k)] * v[m->A.col[sparse_ell_index(&m->A, (int32_t)i, k)]];
     return sum;

@@ -95,6 +95,13 @@ HD static inline void sparse_ell_append(const sparse_ell *m, int32_t i, int32_t 
                                         int32_t j, real v)
 {
     int32_t k = (*count)++;
+    if (m->shift == 0) { /* column-major (the CPU's): no group to fill, each entry stored at once */
+        if (k < m->width) {
+            m->col[(int64_t)k * m->stride + i] = j;
+            m->val[(int64_t)k * m->stride + i] = v;
+        }
+        return;
+    }
     sparse_ell_pending_push(q, j, v);
     if ((k & (SPARSE_ELL_GROUP - 1)) == SPARSE_ELL_GROUP - 1 && k < m->width)
         sparse_ell_store_group(m, i, k - (SPARSE_ELL_GROUP - 1), q);
@@ -104,7 +111,7 @@ HD static inline void sparse_ell_append(const sparse_ell *m, int32_t i, int32_t 
 HD static inline void sparse_ell_finish_row(const sparse_ell *m, int32_t i, int32_t count, const sparse_ell_pending *q)
 {
     int32_t left = count & (SPARSE_ELL_GROUP - 1);
-    if (!left || count > m->width)
+    if (!left || count > m->width || m->shift == 0)
         return;
     sparse_ell_pending g = *q;
     for (int32_t k = left; k < SPARSE_ELL_GROUP; ++k)

@@ -302,4 +302,5 @@ extern "C" const backend_mg_hooks cuda_mg_hooks = {
     cuda_mg_run,
     cuda_mg_longest_row,
     cuda_mg_replay,
+    3, /* row_group_shift */
 };

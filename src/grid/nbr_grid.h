@@ -273,32 +273,36 @@ HD static inline int nbr_own_row_run(const nbr_view *v)
         }                                                                                         \
     } while (0)
 
-/* The candidates of particle i at (x, y, z) within `reach` (<= the grid's radius; cube: along every
- * axis) and some beyond it, in run order: nbr_run_range_within's cut runs; on a grid with periodic
- * axes all of NBR_FOR_CANDIDATES's (the seam's folding is not cut). */
-#ifdef SLUICE_NO_PERIODIC
-#define NBR_FOR_CANDIDATES_WITHIN(nb, i, x, y, z, reach, cube, j, ...) \
-    NBR_FOR_CANDIDATES_CUT(nb, i, x, y, z, reach, cube, j, __VA_ARGS__)
-#else
-#define NBR_FOR_CANDIDATES_WITHIN(nb, i, x, y, z, reach, cube, j, ...)  \
-    do {                                                              \
-        if ((nb)->periodic)                                           \
-            NBR_FOR_CANDIDATES(nb, i, j, __VA_ARGS__);                \
-        else                                                          \
-            NBR_FOR_CANDIDATES_CUT(nb, i, x, y, z, reach, cube, j, __VA_ARGS__); \
-    } while (0)
+/* Run r for a point placed at p in cell c, as ranges: cut to the reach (one range), or on a grid with
+ * periodic axes the whole run as nbr_run_ranges gives it (the seam's folding is not cut). */
+HD static inline int nbr_run_ranges_within(const nbr_view *v, int32_t c, int r, const nbr_place *p, int32_t begin[2],
+                                           int32_t end[2])
+{
+#ifndef SLUICE_NO_PERIODIC
+    if (v->periodic)
+        return nbr_run_ranges_periodic(v, c, r, begin, end);
 #endif
+    nbr_run_range_within(v, c, r, p, &begin[0], &end[0]);
+    return 1;
+}
 
-#define NBR_FOR_CANDIDATES_CUT(nb, i, x, y, z, reach, cube, j, ...)                                 \
+/* The candidates of particle i at (x, y, z) within `reach` (<= the grid's radius; cube: along every
+ * axis) and some beyond it, in run order (nbr_run_ranges_within). The statements are expanded once:
+ * a second copy for the periodic grids made the CPU's MPS passes a third slower or more (docs/performance.md). */
+#define NBR_FOR_CANDIDATES_WITHIN(nb, i, x, y, z, reach, cube, j, ...)                              \
     do {                                                                                          \
         int32_t nbr_c_ = (nb)->cell[i];                                                           \
         nbr_place nbr_p_ = nbr_place_of(nb, nbr_c_, x, y, z, reach, cube);                        \
         for (int nbr_r_ = 0; nbr_r_ < (nb)->nruns; ++nbr_r_) {                                    \
-            int32_t nbr_jb_, nbr_je_;                                                             \
-            nbr_run_range_within(nb, nbr_c_, nbr_r_, &nbr_p_, &nbr_jb_, &nbr_je_);                \
-            for (int32_t j = nbr_jb_; j < nbr_je_; ++j) {                                         \
-                __VA_ARGS__                                                                       \
-            }                                                                                     \
+            int32_t nbr_jb_[2], nbr_je_[2];                                                       \
+            int nbr_parts_ = nbr_run_ranges_within(nb, nbr_c_, nbr_r_, &nbr_p_, nbr_jb_, nbr_je_); \
+            int32_t nbr_b0_ = nbr_jb_[0], nbr_e0_ = nbr_je_[0];                                   \
+            int32_t nbr_b1_ = nbr_parts_ > 1 ? nbr_jb_[1] : 0, nbr_e1_ = nbr_parts_ > 1 ? nbr_je_[1] : 0; \
+            for (int nbr_k_ = 0; nbr_k_ < nbr_parts_; ++nbr_k_)                                   \
+                for (int32_t j = nbr_k_ ? nbr_b1_ : nbr_b0_, nbr_end_ = nbr_k_ ? nbr_e1_ : nbr_e0_; \
+                     j < nbr_end_; ++j) {                                                         \
+                    __VA_ARGS__                                                                   \
+                }                                                                                 \
         }                                                                                         \
     } while (0)
 

@@ -266,7 +266,7 @@ HD static inline void sph_force_particle(const sim_params *P, const nbr_view *nb
     sph_pair_options o = sph_pair_options_of(P);
     sph_particle a = sph_load_with(o, v, i);
     sph_force_acc acc = {0, 0, 0, 0, 0};
-    NBR_FOR_CANDIDATES_WITHIN(nb, i, a.x, a.y, a.z, P->r_max, 0, j, {
+    NBR_FOR_CANDIDATES(nb, i, j, {
         real dx = a.x - v->x[j], dy = a.y - v->y[j];
         real dz = P->dim == 3 ? a.z - v->z[j] : R(0.0);
         periodic_fold(&P->periodic, &dx, &dy, &dz);

@@ -23,10 +23,6 @@ void multigrid_init(multigrid *mg, int diag_field)
     /* 2 x 2 x 2 cells into one: merging 3 or 4 per axis takes fewer levels but more iterations,
      * slower on the H200 at 217k and 1M particles (docs/performance.md) */
     mg->merge = 2;
-    /* the rows' layout (core/sparse_ell.h): 8 entries of a row per 32-byte group (measurement knob
-     * SLUICE_ELL_SHIFT, 0 for column-major, while the layouts are compared) */
-    const char *shift = getenv("SLUICE_ELL_SHIFT");
-    mg->A.shift = shift && *shift >= '0' && *shift <= '5' ? *shift - '0' : 3;
 }
 
 static void free_levels(sim *s, multigrid *mg)
@@ -78,6 +74,10 @@ static int alloc_rows(sim *s, multigrid *mg, size_t rows, int width, sl_err *err
 {
     free_rows(s, mg);
     mg->rows = rows;
+    /* the rows' layout (core/sparse_ell.h): the backend's, or SLUICE_ELL_SHIFT's (a measurement knob:
+     * 0 column-major, 3 groups of 8) */
+    const char *shift = getenv("SLUICE_ELL_SHIFT");
+    mg->A.shift = shift && *shift >= '0' && *shift <= '5' ? *shift - '0' : s->be->mg->row_group_shift;
     mg->A.width = sparse_ell_round_width(width, mg->A.shift);
     mg->A.stride = (int64_t)rows;
     width = mg->A.width;
