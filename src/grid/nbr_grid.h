@@ -257,12 +257,16 @@ HD static inline int nbr_own_row_run(const nbr_view *v)
  * image is within reach, in run order. `continue` skips to the next candidate. The second range of a
  * run is taken by a select, not an array index: an array indexed by the loop counter would live in
  * the GPU's local memory (a 16-byte stack frame in every neighbour kernel, measured with ptxas -v). */
-#define NBR_FOR_CELL_CANDIDATES(nb, cell, j, ...)                                                  \
+#define NBR_FOR_CELL_CANDIDATES(nb, cell, j, ...) NBR_FOR_RUNS_(nb, cell, (const nbr_place *)0, j, __VA_ARGS__)
+
+/* The walk both take: the ranges of every run (nbr_run_ranges_within: whole runs where place is
+ * NULL), the statements expanded once. */
+#define NBR_FOR_RUNS_(nb, cell, place, j, ...)                                                     \
     do {                                                                                          \
         int32_t nbr_c_ = (cell);                                                                  \
         for (int nbr_r_ = 0; nbr_r_ < (nb)->nruns; ++nbr_r_) {                                    \
             int32_t nbr_jb_[2], nbr_je_[2];                                                       \
-            int nbr_parts_ = nbr_run_ranges(nb, nbr_c_, nbr_r_, nbr_jb_, nbr_je_);                \
+            int nbr_parts_ = nbr_run_ranges_within(nb, nbr_c_, nbr_r_, place, nbr_jb_, nbr_je_);  \
             int32_t nbr_b0_ = nbr_jb_[0], nbr_e0_ = nbr_je_[0];                                   \
             int32_t nbr_b1_ = nbr_parts_ > 1 ? nbr_jb_[1] : 0, nbr_e1_ = nbr_parts_ > 1 ? nbr_je_[1] : 0; \
             for (int nbr_k_ = 0; nbr_k_ < nbr_parts_; ++nbr_k_)                                   \
@@ -278,6 +282,8 @@ HD static inline int nbr_own_row_run(const nbr_view *v)
 HD static inline int nbr_run_ranges_within(const nbr_view *v, int32_t c, int r, const nbr_place *p, int32_t begin[2],
                                            int32_t end[2])
 {
+    if (!p)
+        return nbr_run_ranges(v, c, r, begin, end);
 #ifndef SLUICE_NO_PERIODIC
     if (v->periodic)
         return nbr_run_ranges_periodic(v, c, r, begin, end);
@@ -291,19 +297,8 @@ HD static inline int nbr_run_ranges_within(const nbr_view *v, int32_t c, int r, 
  * a second copy for the periodic grids made the CPU's MPS passes a third slower or more (docs/performance.md). */
 #define NBR_FOR_CANDIDATES_WITHIN(nb, i, x, y, z, reach, cube, j, ...)                              \
     do {                                                                                          \
-        int32_t nbr_c_ = (nb)->cell[i];                                                           \
-        nbr_place nbr_p_ = nbr_place_of(nb, nbr_c_, x, y, z, reach, cube);                        \
-        for (int nbr_r_ = 0; nbr_r_ < (nb)->nruns; ++nbr_r_) {                                    \
-            int32_t nbr_jb_[2], nbr_je_[2];                                                       \
-            int nbr_parts_ = nbr_run_ranges_within(nb, nbr_c_, nbr_r_, &nbr_p_, nbr_jb_, nbr_je_); \
-            int32_t nbr_b0_ = nbr_jb_[0], nbr_e0_ = nbr_je_[0];                                   \
-            int32_t nbr_b1_ = nbr_parts_ > 1 ? nbr_jb_[1] : 0, nbr_e1_ = nbr_parts_ > 1 ? nbr_je_[1] : 0; \
-            for (int nbr_k_ = 0; nbr_k_ < nbr_parts_; ++nbr_k_)                                   \
-                for (int32_t j = nbr_k_ ? nbr_b1_ : nbr_b0_, nbr_end_ = nbr_k_ ? nbr_e1_ : nbr_e0_; \
-                     j < nbr_end_; ++j) {                                                         \
-                    __VA_ARGS__                                                                   \
-                }                                                                                 \
-        }                                                                                         \
+        nbr_place nbr_p_ = nbr_place_of(nb, (nb)->cell[i], x, y, z, reach, cube);                 \
+        NBR_FOR_RUNS_(nb, (nb)->cell[i], &nbr_p_, j, __VA_ARGS__);                                 \
     } while (0)
 
 /* The candidates of particle i (i itself included). */
