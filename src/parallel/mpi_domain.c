@@ -194,6 +194,31 @@ void domain_describe(const sim *s, char *buf, size_t len)
         snprintf(buf + w, len - (size_t)w, ")");
 }
 
+/* The lists of particles to send (the decomposition's own scratch, freed with it). */
+int routes_reserve(routes *r, size_t n, sl_err *err)
+{
+    if (n <= r->cap)
+        return SL_OK;
+    size_t cap = n + n / 4 + 64;
+    int32_t *idx = realloc(r->idx, cap * sizeof *idx);
+    if (idx)
+        r->idx = idx;
+    int *dest = realloc(r->dest, cap * sizeof *dest);
+    if (dest)
+        r->dest = dest;
+    if (!idx || !dest)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to send", n);
+    r->cap = cap;
+    return SL_OK;
+}
+
+void routes_free(routes *r)
+{
+    free(r->idx);
+    free(r->dest);
+    memset(r, 0, sizeof *r);
+}
+
 void domain_detach(sim *s)
 {
     struct domain *d = s->domain;

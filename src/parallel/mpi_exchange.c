@@ -51,30 +51,6 @@ int domain_owner(const struct domain *d, int col)
     return lo;
 }
 
-int routes_reserve(routes *r, size_t n, sl_err *err)
-{
-    if (n <= r->cap)
-        return SL_OK;
-    size_t cap = n + n / 4 + 64;
-    int32_t *idx = realloc(r->idx, cap * sizeof *idx);
-    if (idx)
-        r->idx = idx;
-    int *dest = realloc(r->dest, cap * sizeof *dest);
-    if (dest)
-        r->dest = dest;
-    if (!idx || !dest)
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to send", n);
-    r->cap = cap;
-    return SL_OK;
-}
-
-void routes_free(routes *r)
-{
-    free(r->idx);
-    free(r->dest);
-    memset(r, 0, sizeof *r);
-}
-
 void domain_particles_resized(sim *s)
 {
     /* The sort swaps field arrays with its scratch array (nbr_grid_build), which must therefore be
