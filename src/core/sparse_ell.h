@@ -32,13 +32,6 @@ HD static inline int64_t sparse_ell_index(const sparse_ell *m, int32_t i, int32_
     return ((((int64_t)(k >> m->shift)) * m->stride + i) << m->shift) + (k & low);
 }
 
-/* A width rounded up to whole groups of the layout and of the assembly (SPARSE_ELL_GROUP). */
-static inline int32_t sparse_ell_round_width(int32_t width, int32_t shift)
-{
-    const int32_t group = (1 << shift) > 8 ? 1 << shift : 8;
-    return (width + group - 1) / group * group;
-}
-
 /* A row's entries on their way to the matrix, a group of the layout at a time: the assembly's
  * 4-byte stores, each to a different sector across a warp, bound the set-up pass; held in registers
  * and written a group at once, they go as two 16-byte stores of values and two of columns per 8
@@ -50,6 +43,13 @@ typedef struct sparse_ell_pending {
     real val[SPARSE_ELL_GROUP];
     int32_t col[SPARSE_ELL_GROUP];
 } sparse_ell_pending;
+
+/* A width rounded up to whole groups of the layout and of the assembly (SPARSE_ELL_GROUP). */
+static inline int32_t sparse_ell_round_width(int32_t width, int32_t shift)
+{
+    const int32_t group = (1 << shift) > SPARSE_ELL_GROUP ? 1 << shift : SPARSE_ELL_GROUP;
+    return (width + group - 1) / group * group;
+}
 
 HD static inline void sparse_ell_pending_clear(sparse_ell_pending *q)
 {

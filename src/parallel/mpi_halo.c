@@ -41,6 +41,10 @@ static int send_ghosts(struct domain *d, sim *s, sl_err *err)
     return SL_OK;
 }
 
+/* Where the sort put the ghosts: each neighbour sends the ids of its band particles in the order it
+ * will send their fields (its index order after the sort); each rank finds them among its ghosts
+ * through a table by id. By id rather than by order, so a sort that does not keep the order inside a
+ * cell (the CUDA backend's counting sort) plans as well. */
 static int plan_halo(struct domain *d, sim *s, sl_err *err)
 {
     particles *p = &s->p;
