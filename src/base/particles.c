@@ -11,6 +11,7 @@ int particles_alloc(particles *p, size_t n, sl_err *err)
     memset(p, 0, sizeof *p);
     p->n = n;
     size_t m = n ? n : 1; /* calloc(0) may return NULL; keep every array valid */
+    p->cap = m;
     p->id = malloc(m * sizeof *p->id);
     p->type = calloc(m, sizeof *p->type);
     p->tag = calloc(m, sizeof *p->tag);
@@ -32,29 +33,37 @@ int particles_alloc(particles *p, size_t n, sl_err *err)
 
 int particles_resize(particles *p, size_t n, sl_err *err)
 {
-    size_t m = n ? n : 1, old = p->n;
-    int ok = 1;
-    /* each array on its own: a failed realloc leaves the old one valid, freed with the rest */
+    if (n > p->cap) {
+        size_t m = n + n / 8 + 1024;
+        int ok = 1;
+        /* each array on its own: a failed realloc leaves the old one valid, freed with the rest */
 #define RESIZE(arr, size_)                                                                         \
     do {                                                                                          \
         void *a_ = realloc(arr, m * (size_));                                                     \
-        if (a_) {                                                                                 \
+        if (a_)                                                                                   \
             arr = a_;                                                                             \
-            if (n > old)                                                                          \
-                memset((char *)a_ + old * (size_), 0, (n - old) * (size_));                      \
-        } else {                                                                                  \
+        else                                                                                      \
             ok = 0;                                                                               \
-        }                                                                                         \
     } while (0)
-    for (int k = 0; k < p->nfields; ++k)
-        RESIZE(p->f[k], sizeof(real));
-    RESIZE(p->id, sizeof *p->id);
-    RESIZE(p->type, sizeof *p->type);
-    RESIZE(p->tag, sizeof *p->tag);
+        for (int k = 0; k < p->nfields; ++k)
+            RESIZE(p->f[k], sizeof(real));
+        RESIZE(p->id, sizeof *p->id);
+        RESIZE(p->type, sizeof *p->type);
+        RESIZE(p->tag, sizeof *p->tag);
 #undef RESIZE
-    if (!ok)
-        return sl_fail(err, SL_ERR_RUNTIME, "out of memory for %zu particles", n);
+        if (!ok)
+            return sl_fail(err, SL_ERR_RUNTIME, "out of memory for %zu particles", n);
+        p->cap = m;
+    }
+    size_t old = p->n;
     p->n = n;
+    if (n <= old)
+        return SL_OK;
+    for (int k = 0; k < p->nfields; ++k)
+        memset(p->f[k] + old, 0, (n - old) * sizeof(real));
+    memset(p->id + old, 0, (n - old) * sizeof *p->id);
+    memset(p->type + old, 0, n - old);
+    memset(p->tag + old, 0, n - old);
     return SL_OK;
 }
 
@@ -66,7 +75,7 @@ int particles_add_field(particles *p, const char *name, int transient)
     if (p->nfields >= PF_MAX)
         return -1;
     k = p->nfields;
-    p->f[k] = calloc(p->n ? p->n : 1, sizeof(real));
+    p->f[k] = calloc(p->cap > p->n ? p->cap : (p->n ? p->n : 1), sizeof(real));
     if (!p->f[k])
         return -1;
     p->fname[k] = name;

@@ -30,6 +30,7 @@ enum {
 
 typedef struct particles {
     size_t n;                 /* particles */
+    size_t cap;               /* particles every array has room for (>= n, >= 1) */
     int nfields;              /* real fields in use, >= PF_CORE */
     real *f[PF_MAX];          /* f[k][i]: field k of particle i */
     const char *fname[PF_MAX];
@@ -44,7 +45,9 @@ typedef struct particles {
 int particles_alloc(particles *p, size_t n, sl_err *err);
 
 /* Makes every array hold n particles (fields, id, type, tag); particles beyond the old count are
- * zeroed. What a rank of an MPI run needs as particles arrive and leave (parallel/). */
+ * zeroed. The room grows by an eighth beyond n when it must grow and never shrinks, so a rank of an
+ * MPI run, whose count changes every cell build as particles arrive and leave (parallel/), does not
+ * copy its arrays each time. */
 int particles_resize(particles *p, size_t n, sl_err *err);
 
 /* Adds a zeroed real field and returns its index (>= PF_CORE), or -1 when out of memory or slots.

@@ -4,6 +4,7 @@
 
 #include "multigrid_ops.h"
 #include "pass.h"
+#include "slab_rule.h"
 #include "base/status.h"
 
 #include <stddef.h>
@@ -165,6 +166,14 @@ typedef struct backend_halo_hooks {
      *   kinds, tags) copied to the end of the backend's, which hold [0, first) and grow as needed,
      *   those kept. */
     int (*append)(struct sim *s, size_t first, sl_err *err);
+    /* The particles the rule chooses (slab_destinations of each particle's position along the rule's
+     *   axis and its id, with the cuts first[0 .. size]), where the backend's arrays hold them: *n
+     *   routes in index order, a particle's destinations the lower rank first, written to the host
+     *   arrays idx, dest and, where not NULL, id (the particle's id); room for 2 s->p.n routes. So a
+     *   device copies the chosen particles' places, not every position. NULL where the host arrays
+     *   are the state (mpi_select.c loops over them with the same rule). */
+    int (*select)(struct sim *s, const slab_rule *rule, const int *first, int32_t *idx, int *dest, int32_t *id,
+                  size_t *n, sl_err *err);
 } backend_halo_hooks;
 
 typedef struct backend {

@@ -2,8 +2,9 @@
  * a list of particles gathered into a staging buffer on the device and copied to the host in one
  * copy, or copied up and scattered; the ghosts dropped, and the migration's leavers removed, by a
  * stable compaction on the device; the records of the particles to send fetched and the arrivals
- * appended through the same staging. Only the bands' and the movers' values cross the bus (and the
- * ids and slab-axis positions, ids_to_host), never whole arrays. */
+ * appended through the same staging; the movers, the bands and the ghosts chosen by slab_rule.h's
+ * rule where the particles are. Only the bands' and the movers' values and places cross the bus,
+ * never whole arrays (but ids_to_host's ids and slab-axis positions, once a balance). */
 #include "cuda_state.h"
 
 #include "gpu_check.h"
@@ -83,6 +84,35 @@ __global__ void k_kept_order(const int32_t *__restrict__ place, int32_t *__restr
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
         if (place[i + 1] > place[i])
             order[place[i]] = (int32_t)i;
+}
+
+/* count[i] = how many routes the rule gives particle i, for i < n, and 0 at n: scanned afterwards
+ * into each particle's first route (the total at n). */
+__global__ void k_slab_count(const slab_rule r, const int *__restrict__ first, const real *__restrict__ x,
+                             const int32_t *__restrict__ id, int32_t *__restrict__ count, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i <= n; i += stride) {
+        int dest[2];
+        count[i] = i < n ? slab_destinations(&r, first, x[i], id[i], dest) : 0;
+    }
+}
+
+/* Each particle's routes at its place: the lists in index order, as the host's loop makes them. */
+__global__ void k_slab_routes(const slab_rule r, const int *__restrict__ first, const real *__restrict__ x,
+                              const int32_t *__restrict__ id, const int32_t *__restrict__ place, size_t n,
+                              int32_t *__restrict__ idx, int *__restrict__ dest_out, int32_t *__restrict__ id_out)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        int dest[2];
+        const int k = slab_destinations(&r, first, x[i], id[i], dest);
+        for (int j = 0; j < k; ++j) {
+            idx[place[i] + j] = (int32_t)i;
+            dest_out[place[i] + j] = dest[j];
+            id_out[place[i] + j] = id[i];
+        }
+    }
 }
 
 } // namespace
@@ -341,6 +371,51 @@ static int cuda_halo_ids_to_host(sim *s, int field, sl_err *err)
     return SL_OK;
 }
 
+/* The rule applied where the particles are: a count per particle, its scan, the routes at their
+ * places, and only the routes copied down. */
+static int cuda_halo_select(sim *s, const slab_rule *rule, const int *first, int32_t *idx, int *dest, int32_t *id,
+                            size_t *count, sl_err *err)
+{
+    static_assert(sizeof(int) == sizeof(int32_t), "the routes' destinations travel as 32-bit ints");
+    cuda_sim *st = state_of(s);
+    const size_t n = s->p.n, nfirst = (size_t)rule->size + 1;
+    *count = 0;
+    if (!st)
+        return gpu_fail_input(err, "CUDA backend: particles chosen before they reached the device");
+    if (rule->axis < 0 || rule->axis > 2 || rule->size < 1 || rule->rank < 0 || rule->rank >= rule->size)
+        return gpu_fail_input(err, "CUDA backend: a slab rule of rank %d of %d along axis %d", rule->rank, rule->size,
+                              rule->axis);
+    int rc;
+    if ((rc = gpu_scratch_reserve(&st->halo_index, (n + 1 + nfirst) * sizeof(int32_t), err)))
+        return rc;
+    int32_t *place = (int32_t *)st->halo_index.ptr;
+    int *first_dev = (int *)(place + n + 1);
+    const real *x = st->f[PF_X + rule->axis];
+    GPU_TRY(cudaMemcpy(first_dev, first, nfirst * sizeof *first, cudaMemcpyHostToDevice), err);
+    k_slab_count<<<gpu_blocks_for(n + 1), GPU_THREADS>>>(*rule, first_dev, x, st->id, place, n);
+    GPU_LAUNCHED("slab_count", err);
+    if ((rc = gpu_exclusive_scan_i32(place, place, n + 1, st->scan, &st->scratch, err)))
+        return rc;
+    int32_t total;
+    GPU_TRY(cudaMemcpy(&total, place + n, sizeof total, cudaMemcpyDeviceToHost), err);
+    const size_t m = (size_t)total;
+    if (m == 0 || n == 0)
+        return SL_OK;
+    if ((rc = gpu_scratch_reserve(&st->halo_stage, 3 * m * sizeof(int32_t), err)))
+        return rc;
+    int32_t *idx_dev = (int32_t *)st->halo_stage.ptr, *id_dev = idx_dev + 2 * m;
+    int *dest_dev = (int *)(idx_dev + m);
+    k_slab_routes<<<gpu_blocks_for(n), GPU_THREADS>>>(*rule, first_dev, x, st->id, place, n, idx_dev, dest_dev,
+                                                       id_dev);
+    GPU_LAUNCHED("slab_routes", err);
+    GPU_TRY(cudaMemcpy(idx, idx_dev, m * sizeof *idx, cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(dest, dest_dev, m * sizeof *dest, cudaMemcpyDeviceToHost), err);
+    if (id)
+        GPU_TRY(cudaMemcpy(id, id_dev, m * sizeof *id, cudaMemcpyDeviceToHost), err);
+    *count = m;
+    return SL_OK;
+}
+
 extern "C" const backend_halo_hooks cuda_halo_hooks = {cuda_halo_gather,      cuda_halo_scatter, cuda_halo_drop,
                                                        cuda_halo_ids_to_host, cuda_halo_fetch,   cuda_halo_remove,
-                                                       cuda_halo_append};
+                                                       cuda_halo_append,      cuda_halo_select};

@@ -148,7 +148,9 @@ void nbr_grid_recount(nbr_grid *g, size_t n)
 int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err)
 {
     size_t n = p->n;
-    int rc = nbr_grid_reserve(g, n, err);
+    /* room for the particles' capacity: the reorder swaps each field with field_tmp, so every array
+     * that becomes a field must keep the room particles_resize counts on */
+    int rc = nbr_grid_reserve(g, p->cap > n ? p->cap : n, err);
     if (rc)
         return rc;
     const int64_t nc = g->ncells;

@@ -206,7 +206,10 @@ int routes_reserve(routes *r, size_t n, sl_err *err)
     int *dest = realloc(r->dest, cap * sizeof *dest);
     if (dest)
         r->dest = dest;
-    if (!idx || !dest)
+    int32_t *id = realloc(r->id, cap * sizeof *id);
+    if (id)
+        r->id = id;
+    if (!idx || !dest || !id)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to send", n);
     r->cap = cap;
     return SL_OK;
@@ -216,6 +219,7 @@ void routes_free(routes *r)
 {
     free(r->idx);
     free(r->dest);
+    free(r->id);
     memset(r, 0, sizeof *r);
 }
 
@@ -233,7 +237,6 @@ void domain_detach(sim *s)
     free(d->counts);
     routes_free(&d->moves);
     routes_free(&d->plan);
-    free(d->col);
     free(d->slot_of);
     free(d->sendbuf);
     free(d->recvbuf);

@@ -14,10 +14,11 @@
 enum { DOMAIN_BALANCE_EVERY = 100 };
 #define DOMAIN_IMBALANCE 1.10 /* largest rank's count over the mean that moves the cuts at once */
 
-/* Where particles go: particle idx[k] of this rank to rank dest[k], k < n. */
+/* Where particles go: particle idx[k] of this rank, whose id is id[k], to rank dest[k], k < n. */
 typedef struct routes {
     int32_t *idx;
     int *dest;
+    int32_t *id;
     size_t n, cap;
 } routes;
 
@@ -80,8 +81,6 @@ struct domain {
     unsigned char *sendbuf, *recvbuf;
     size_t sendcap, recvcap;
     int *counts;       /* [4 size]: send counts, send offsets, receive counts, receive offsets */
-    int32_t *col;      /* each particle's cell column (domain_columns), [col_cap] */
-    size_t col_cap;
     int32_t *slot_of;  /* a ghost's slot by its particle id (plan_halo), [slot_of_cap] */
     size_t slot_of_cap;
     /* wall time spent in the decomposition's own work, by phase (domain_describe reports it) */
@@ -97,24 +96,20 @@ static inline double domain_lap(struct domain *d, int k, double t0)
     return t;
 }
 
-/* d->col[i] = domain_column of particle i's position along the slab axis, for i < p->n, on every
- * thread (the choices of migration and the ghost bands read it; at millions of particles per rank
- * the divisions are the exchange's longest loop). */
-int domain_columns(struct domain *d, const particles *p, sl_err *err);
-
 /* The MPI type of `real`. */
 #define DOMAIN_MPI_REAL (sizeof(real) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT)
 
-/* The cell column of a position along the slab axis, clamped to [0, ncols); -1 for NaN. The
- * arithmetic is the grid's (nbr_view_cell_of), so a slab's particles are exactly its cells'. */
-int domain_column(const struct domain *d, real x);
+/* The slabs as slab_rule.h's rule reads them, for choice c. */
+slab_rule domain_rule(const struct domain *d, enum slab_choice c);
 
-/* The rank whose slab holds column col (>= 0). */
-int domain_owner(const struct domain *d, int col);
+/* The particles that choice c sends, with their ids, into r (mpi_select.c): through the backend's
+ * select hook where the cell build is staged (domain_staged: the device's arrays are the current
+ * ones), otherwise by a loop over the host arrays with the same rule. */
+int domain_select(struct domain *d, sim *s, enum slab_choice c, routes *r, sl_err *err);
 
 /* Whether the cell build stages its exchanges through the backend's fetch, remove and append
- * (backend.halo: a device backend; the host arrays then hold current ids and slab-axis positions,
- * and the records' particles, and nothing else). */
+ * and chooses through its select hook (backend.halo: a device backend; the host arrays then hold the
+ * records' particles and nothing else). */
 int domain_staged(const sim *s);
 
 /* Sends the particles along r and appends what the other ranks send to s->p. as_ghost: copies whose
@@ -125,8 +120,7 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
 
 /* Sends the ids of the particles along r; *nrecv ids arrive in *ids (d->recvbuf, valid until the
  * next exchange), those of lower ranks first, each rank's in its order. */
-int domain_exchange_ids(struct domain *d, const particles *p, const routes *r, int32_t **ids, size_t *nrecv,
-                        sl_err *err);
+int domain_exchange_ids(struct domain *d, const routes *r, int32_t **ids, size_t *nrecv, sl_err *err);
 
 /* After domain_exchange_ids along d->plan (its counts still in d->counts): the order and counts
  * with which domain_overwrite_field sends one field of the plan's particles, kept until the next
@@ -155,8 +149,5 @@ int domain_migrate(struct domain *d, sim *s, sl_err *err);
 
 /* s->p keeps the particles whose keep[i] is set, in their order; returns how many. */
 size_t domain_compact(particles *p, const uint8_t *keep, int32_t *cell);
-
-/* After s->p changed size: the neighbour grid's scratch arrays follow at its next build. */
-void domain_particles_resized(sim *s);
 
 #endif

@@ -7,57 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int domain_column(const struct domain *d, real x)
-{
-    double f = ((double)x - d->origin) / d->width;
-    if (!(f == f))
-        return -1;
-    if (f < 0)
-        return 0;
-    if (f >= d->ncols)
-        return d->ncols - 1;
-    return (int)f;
-}
-
-int domain_columns(struct domain *d, const particles *p, sl_err *err)
-{
-    if (p->n > d->col_cap) {
-        size_t cap = p->n + p->n / 8 + 64;
-        int32_t *col = realloc(d->col, cap * sizeof *col);
-        if (!col)
-            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles' columns", p->n);
-        d->col = col;
-        d->col_cap = cap;
-    }
-    const real *x = p->f[PF_X + d->axis];
-    int32_t *col = d->col;
-    const long n = (long)p->n;
-#pragma omp parallel for schedule(static)
-    for (long i = 0; i < n; ++i)
-        col[i] = domain_column(d, x[i]);
-    return SL_OK;
-}
-
-int domain_owner(const struct domain *d, int col)
-{
-    int lo = 0, hi = d->size - 1; /* the last r with first[r] <= col */
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        if (d->first[mid] <= col)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
-void domain_particles_resized(sim *s)
-{
-    /* The sort swaps field arrays with its scratch array (nbr_grid_build), which must therefore be
-     * as long as the fields: a capacity of 0 makes the next build allocate it for the new count. */
-    s->g.cap = 0;
-}
-
 size_t domain_compact(particles *p, const uint8_t *keep, int32_t *cell)
 {
     size_t j = 0;
@@ -179,8 +128,7 @@ static int exchange_records(struct domain *d, const particles *p, const routes *
     return SL_OK;
 }
 
-int domain_exchange_ids(struct domain *d, const particles *p, const routes *r, int32_t **ids, size_t *nrecv,
-                        sl_err *err)
+int domain_exchange_ids(struct domain *d, const routes *r, int32_t **ids, size_t *nrecv, sl_err *err)
 {
     int R = d->size;
     int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
@@ -191,7 +139,7 @@ int domain_exchange_ids(struct domain *d, const particles *p, const routes *r, i
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu ids", nsend + *nrecv);
     int32_t *out = (int32_t *)d->sendbuf;
     for (size_t k = 0; k < r->n; ++k)
-        out[soff[r->dest[k]]++] = p->id[r->idx[k]];
+        out[soff[r->dest[k]]++] = r->id[k];
     for (int q = 0; q < R; ++q)
         soff[q] -= scount[q];
     *ids = (int32_t *)d->recvbuf;
@@ -202,21 +150,7 @@ int domain_exchange_ids(struct domain *d, const particles *p, const routes *r, i
 int domain_staged(const sim *s)
 {
     const backend_halo_hooks *h = s->be->halo;
-    return h->fetch && h->remove && h->append && h->ids_to_host && !(s->domain && s->domain->whole_arrays);
-}
-
-/* The staged path's host arrays: of the particles that stay, only the ids and the slab axis's
- * positions are current (what the choices read); they follow the device's compaction. */
-static void compact_keys(particles *p, const uint8_t *keep, int field)
-{
-    real *x = p->f[field];
-    size_t j = 0;
-    for (size_t i = 0; i < p->n; ++i)
-        if (keep[i]) {
-            x[j] = x[i];
-            p->id[j++] = p->id[i];
-        }
-    p->n = j;
+    return h->fetch && h->remove && h->append && h->ids_to_host && h->select && !(s->domain && s->domain->whole_arrays);
 }
 
 int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghost, sl_err *err)
@@ -231,28 +165,21 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
     t = domain_lap(d, DT_FETCH, t);
     SL_TRY(exchange_records(d, p, r, as_ghost, &nrecv, err));
     t = domain_lap(d, DT_MPI, t);
-    if (!as_ghost && r->n > 0) { /* the movers leave: keep the rest in order */
+    if (!as_ghost && r->n > 0 && staged) { /* the movers leave, the rest keep their order */
+        size_t before = p->n;
+        SL_TRY(h->remove(s, r->idx, r->n, err));
+        if (p->n != before - r->n)
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles left on the device, %zu expected", p->n,
+                           before - r->n);
+    } else if (!as_ghost && r->n > 0) {
         uint8_t *keep = malloc(p->n ? p->n : 1);
         if (!keep)
             return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
         memset(keep, 1, p->n);
         for (size_t k = 0; k < r->n; ++k)
             keep[r->idx[k]] = 0;
-        int rc = SL_OK;
-        size_t before = p->n;
-        if (staged) {
-            compact_keys(p, keep, PF_X + d->axis);
-            size_t host_n = p->n;
-            p->n = before;
-            rc = h->remove(s, r->idx, r->n, err);
-            if (rc == SL_OK && p->n != host_n)
-                rc = sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles left on the device, %zu expected",
-                             p->n, host_n);
-        } else {
-            domain_compact(p, keep, NULL);
-        }
+        domain_compact(p, keep, NULL);
         free(keep);
-        SL_TRY(rc);
     }
     t = domain_lap(d, DT_REMOVE, t);
     size_t n0 = p->n, rb = record_bytes(p);
@@ -261,7 +188,6 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
         unpack(p, n0 + k, d->recvbuf + k * rb);
     if (staged) /* the arrivals to the end of the device's arrays */
         SL_TRY(h->append(s, n0, err));
-    domain_particles_resized(s);
     domain_lap(d, DT_APPEND, t);
     return SL_OK;
 }

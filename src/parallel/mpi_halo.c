@@ -8,34 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The ghost bands: this rank's own particles in its first `band` columns go to the rank below, those
- * in its last to the rank above (both, where the slab is no wider than a band), in index order. */
-static int band_routes(struct domain *d, const particles *p, routes *r, sl_err *err)
-{
-    SL_TRY(routes_reserve(r, 2 * p->n, err));
-    SL_TRY(domain_columns(d, p, err));
-    int lo = d->first[d->rank], hi = d->first[d->rank + 1];
-    r->n = 0;
-    for (size_t i = 0; i < p->n; ++i) {
-        int c = d->col[i];
-        if (c < 0 || p->id[i] < 0)
-            continue;
-        if (d->rank > 0 && c < lo + d->band) {
-            r->idx[r->n] = (int32_t)i;
-            r->dest[r->n++] = d->rank - 1;
-        }
-        if (d->rank < d->size - 1 && c >= hi - d->band) {
-            r->idx[r->n] = (int32_t)i;
-            r->dest[r->n++] = d->rank + 1;
-        }
-    }
-    return SL_OK;
-}
-
 static int send_ghosts(struct domain *d, sim *s, sl_err *err)
 {
     size_t before = s->p.n;
-    SL_TRY(band_routes(d, &s->p, &d->moves, err));
+    SL_TRY(domain_select(d, s, SLAB_BANDS, &d->moves, err));
     SL_TRY(domain_send_particles(d, s, &d->moves, 1, err));
     d->ghosts = s->p.n - before;
     return SL_OK;
@@ -44,16 +20,18 @@ static int send_ghosts(struct domain *d, sim *s, sl_err *err)
 /* Where the sort put the ghosts: each neighbour sends the ids of its band particles in the order it
  * will send their fields (its index order after the sort); each rank finds them among its ghosts
  * through a table by id. By id rather than by order, so a sort that does not keep the order inside a
- * cell (the CUDA backend's counting sort) plans as well. */
+ * cell (the CUDA backend's counting sort) plans as well. Both lists are chosen where the particles
+ * are (domain_select): on a device only the bands' and the ghosts' places and ids come down. */
 static int plan_halo(struct domain *d, sim *s, sl_err *err)
 {
-    particles *p = &s->p;
     /* this rank's band, as send_ghosts chose it (nothing has moved since, only the sort) */
-    SL_TRY(band_routes(d, p, &d->plan, err));
+    SL_TRY(domain_select(d, s, SLAB_BANDS, &d->plan, err));
     size_t nrecv;
     int32_t *ids;
-    SL_TRY(domain_exchange_ids(d, p, &d->plan, &ids, &nrecv, err));
+    SL_TRY(domain_exchange_ids(d, &d->plan, &ids, &nrecv, err));
     SL_TRY(domain_plan_field(d, err)); /* from the exchange's counts, before another exchange */
+    routes *ghosts = &d->moves;        /* (free again: the exchanges are done) */
+    SL_TRY(domain_select(d, s, SLAB_GHOSTS, ghosts, err));
     if (nrecv > d->slot_cap) {
         int32_t *slot = realloc(d->plan_slot, nrecv * sizeof *slot);
         if (!slot)
@@ -62,14 +40,10 @@ static int plan_halo(struct domain *d, sim *s, sl_err *err)
         d->slot_cap = nrecv;
     }
     /* each ghost's slot by its id: one table entry per id, grown to the largest id seen, never
-     * cleared (an entry is trusted only where the slot it names holds that ghost) */
-    size_t ng = 0;
+     * cleared (an entry is trusted only where the ghost list names that slot for that id) */
     int32_t top = -1;
-    for (size_t i = 0; i < p->n && ng < d->ghosts; ++i)
-        if (p->id[i] < 0) {
-            ng++;
-            top = -1 - p->id[i] > top ? -1 - p->id[i] : top;
-        }
+    for (size_t k = 0; k < ghosts->n; ++k)
+        top = -1 - ghosts->id[k] > top ? -1 - ghosts->id[k] : top;
     if ((size_t)(top + 1) > d->slot_of_cap) {
         size_t cap = (size_t)top + 1 + (size_t)top / 8 + 64;
         int32_t *t = realloc(d->slot_of, cap * sizeof *t);
@@ -78,21 +52,18 @@ static int plan_halo(struct domain *d, sim *s, sl_err *err)
         d->slot_of = t;
         d->slot_of_cap = cap;
     }
-    for (size_t i = 0, seen = 0; i < p->n && seen < ng; ++i)
-        if (p->id[i] < 0) {
-            d->slot_of[-1 - p->id[i]] = (int32_t)i;
-            seen++;
-        }
-    int rc = nrecv == d->ghosts && ng == d->ghosts
+    for (size_t k = 0; k < ghosts->n; ++k)
+        d->slot_of[-1 - ghosts->id[k]] = (int32_t)k;
+    int rc = nrecv == d->ghosts && ghosts->n == d->ghosts
                  ? SL_OK
                  : sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d holds %zu ghosts, its neighbours name %zu",
-                           d->rank, ng, nrecv);
+                           d->rank, ghosts->n, nrecv);
     for (size_t k = 0; k < nrecv && rc == SL_OK; ++k) {
-        int32_t id = ids[k], slot = id >= 0 && id <= top ? d->slot_of[id] : -1;
-        if (slot < 0 || (size_t)slot >= p->n || p->id[slot] != -1 - id)
+        int32_t id = ids[k], g = id >= 0 && id <= top ? d->slot_of[id] : -1;
+        if (g < 0 || (size_t)g >= ghosts->n || ghosts->id[g] != -1 - id)
             rc = sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d has no ghost of particle %ld", d->rank, (long)id);
         else
-            d->plan_slot[k] = slot;
+            d->plan_slot[k] = ghosts->idx[g];
     }
     d->plan_recv = nrecv;
     if (rc == SL_OK)
@@ -108,13 +79,12 @@ static int exchange_halo(struct domain *d, sim *s, sl_err *err)
     return send_ghosts(d, s, err);
 }
 
-/* A backend that keeps the particles in device memory (CUDA) and has the halo's fetch, remove and
- * append hooks (domain_staged) copies no whole array: the ids and the positions along the slab axis
- * come to the host (ids_to_host, what the balance, the migration and the bands choose by), the
- * chosen particles' records are fetched, the movers removed on the device and the arrivals
- * appended there (domain_send_particles). After the sort the plan reads the ids and positions again.
- * A backend without those hooks is staged through the host arrays, whole arrays each way
- * (sim_sync_host and sim_sync_device do nothing on the CPU). */
+/* A backend that keeps the particles in device memory (CUDA) and has the halo's select, fetch,
+ * remove and append hooks (domain_staged) copies no whole array: the movers and the bands are chosen
+ * on the device (domain_select), their records fetched, the movers removed on the device and the
+ * arrivals appended there (domain_send_particles); after the sort the plan chooses the bands and
+ * finds the ghosts there too. A backend without those hooks is staged through the host arrays, whole
+ * arrays each way (sim_sync_host and sim_sync_device do nothing on the CPU). */
 int domain_build_cells(sim *s, sl_err *err)
 {
     struct domain *d = s->domain;
@@ -126,9 +96,7 @@ int domain_build_cells(sim *s, sl_err *err)
         SL_TRY(domain_drop_halo(s, err));
     t = domain_lap(d, DT_DROP, t);
     int staged = domain_staged(s);
-    if (staged)
-        SL_TRY(s->be->halo->ids_to_host(s, PF_X + d->axis, err));
-    else
+    if (!staged)
         sim_sync_host(s);
     t = domain_lap(d, DT_TO_HOST, t);
     SL_TRY(exchange_halo(d, s, err));
@@ -137,9 +105,9 @@ int domain_build_cells(sim *s, sl_err *err)
     t = domain_lap(d, DT_EXCHANGE, t);
     SL_TRY(s->be->build_cells(s, err));
     t = domain_lap(d, DT_SORT, t);
-    if (s->be->halo->ids_to_host) /* the ghosts' places after the sort, and the band's */
+    if (!staged && s->be->halo->ids_to_host) /* the ghosts' places after the sort, and the band's */
         SL_TRY(s->be->halo->ids_to_host(s, PF_X + d->axis, err));
-    else
+    else if (!staged)
         sim_sync_host(s);
     int rc = plan_halo(d, s, err);
     domain_lap(d, DT_PLAN, t);

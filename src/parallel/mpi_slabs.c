@@ -12,8 +12,9 @@ static int column_counts(const struct domain *d, const particles *p, int64_t *co
 {
     memset(count, 0, (size_t)d->ncols * sizeof *count);
     const real *x = p->f[PF_X + d->axis];
+    const slab_rule rule = domain_rule(d, SLAB_MOVERS);
     for (size_t i = 0; i < p->n; ++i) {
-        int c = domain_column(d, x[i]);
+        int c = slab_column(&rule, x[i]);
         if (c >= 0)
             count[c]++;
     }
@@ -49,9 +50,10 @@ int domain_distribute(sim *s, sl_err *err)
         column_counts(d, p, count);
         rc = cut(d, count, err); /* cannot fail: domain_attach checked the columns */
         const real *x = p->f[PF_X + d->axis];
+        const slab_rule rule = domain_rule(d, SLAB_MOVERS);
         for (size_t i = 0; i < n; ++i) {
-            int c = domain_column(d, x[i]);
-            owner[p->id[i]] = (uint16_t)(c < 0 ? 0 : domain_owner(d, c));
+            int c = slab_column(&rule, x[i]);
+            owner[p->id[i]] = (uint16_t)(c < 0 ? 0 : slab_owner(d->first, d->size, c));
         }
     }
     if (rc == SL_OK) {
@@ -59,15 +61,13 @@ int domain_distribute(sim *s, sl_err *err)
         MPI_Bcast(owner, (int)n, MPI_UINT16_T, 0, d->comm);
         for (size_t i = 0; i < n; ++i)
             keep[i] = owner[p->id[i]] == d->rank;
-        domain_compact(p, keep, NULL);
-        rc = particles_resize(p, p->n, err);
+        domain_compact(p, keep, NULL); /* (the arrays keep their room: particles arrive as the flow moves) */
     }
     free(count);
     free(owner);
     free(keep);
     if (rc)
         return rc;
-    domain_particles_resized(s);
     d->checked_step = d->balanced_step = s->step;
     SL_TRY(sim_sync_device(s, err));
     return s->be->build_cells(s, err);
@@ -92,9 +92,15 @@ int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
     int64_t *count = malloc(2 * (size_t)d->ncols * sizeof *count);
     if (!count)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
+    /* (staged, the host's positions are not current: the slab axis's come down, once a balance) */
+    int rc = domain_staged(s) ? s->be->halo->ids_to_host(s, PF_X + d->axis, err) : SL_OK;
+    if (rc) {
+        free(count);
+        return rc;
+    }
     column_counts(d, &s->p, count);
     MPI_Allreduce(count, count + d->ncols, d->ncols, MPI_INT64_T, MPI_SUM, d->comm);
-    int rc = cut(d, count + d->ncols, err);
+    rc = cut(d, count + d->ncols, err);
     free(count);
     d->balanced_step = s->step;
     return rc;
@@ -104,19 +110,6 @@ int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
  * skip a neighbour). NaN positions stay: they are in the sink, wherever they are. */
 int domain_migrate(struct domain *d, sim *s, sl_err *err)
 {
-    particles *p = &s->p;
-    routes *mv = &d->moves;
-    SL_TRY(routes_reserve(mv, p->n, err));
-    SL_TRY(domain_columns(d, p, err));
-    const int lo = d->first[d->rank], hi = d->first[d->rank + 1];
-    mv->n = 0;
-    for (size_t i = 0; i < p->n; ++i) {
-        int c = d->col[i];
-        int r = c < 0 || (c >= lo && c < hi) ? d->rank : domain_owner(d, c);
-        if (r != d->rank) {
-            mv->idx[mv->n] = (int32_t)i;
-            mv->dest[mv->n++] = r;
-        }
-    }
-    return domain_send_particles(d, s, mv, 0, err);
+    SL_TRY(domain_select(d, s, SLAB_MOVERS, &d->moves, err));
+    return domain_send_particles(d, s, &d->moves, 0, err);
 }

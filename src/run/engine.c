@@ -45,27 +45,33 @@ static int snapshot_write_whole(io_series *series, sim *s, sl_err *err)
 
 /* A snapshot of the state. On several MPI ranks the root writes the whole state
  * (domain_gather); the other ranks list the snapshot too, so every rank times checkpoints alike. */
-static int snapshot_write(io_series *series, sim *s, sl_err *err)
+static int snapshot_write(io_series *series, sim *s, double *spent, sl_err *err)
 {
+    const double t0 = progress_now();
     if (s->sch->prepare_output)
         s->sch->prepare_output(s);
     sim_sync_host(s);
-    SL_TRY(domain_gather(s, err));
-    if (!domain_is_root(s))
-        return io_series_note(series, s->p.n, s->t, err);
-    int rc = snapshot_write_whole(series, s, err);
-    domain_ungather(s);
+    int rc = domain_gather(s, err);
+    if (rc == SL_OK && !domain_is_root(s)) {
+        rc = io_series_note(series, s->p.n, s->t, err);
+    } else if (rc == SL_OK) {
+        rc = snapshot_write_whole(series, s, err);
+        domain_ungather(s);
+    }
+    *spent += progress_now() - t0;
     return rc;
 }
 
-static int checkpoint_write(const char *path, sim *s, const io_series *series, long next_index,
+static int checkpoint_write(const char *path, sim *s, const io_series *series, long next_index, double *spent,
                             sl_err *err)
 {
+    const double t0 = progress_now();
     sim_sync_host(s);
     /* from the root's whole state, so that a restart works on any number of ranks */
     SL_TRY(domain_gather(s, err));
     int rc = domain_is_root(s) ? io_checkpoint_write(path, s, series, next_index, err) : SL_OK;
     domain_ungather(s);
+    *spent += progress_now() - t0;
     return rc;
 }
 
@@ -161,7 +167,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
 
     int quit = 0; /* an observer (the viewer's q) ended the run */
     if (!o->restart)
-        rc = snapshot_write(&series, s, err);
+        rc = snapshot_write(&series, s, &sum->output_seconds, err);
     if (rc == SL_OK)
         rc = notify_observers(o, s, &quit, err);
     while (rc == SL_OK && !quit && s->t < end * (1 - 1e-12) && !domain_any(s, stop_signal) &&
@@ -189,9 +195,9 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
         if (s->t >= t_next) {
             if (s->t >= next_index * interval * (1 - 1e-12))
                 next_index++;
-            rc = snapshot_write(&series, s, err);
+            rc = snapshot_write(&series, s, &sum->output_seconds, err);
             if (rc == SL_OK && sc->checkpoint_every > 0 && series.count % sc->checkpoint_every == 0)
-                rc = checkpoint_write(sum->checkpoint, s, &series, next_index, err);
+                rc = checkpoint_write(sum->checkpoint, s, &series, next_index, &sum->output_seconds, err);
         }
         if (rc == SL_OK)
             rc = notify_observers(o, s, &quit, err);
@@ -205,10 +211,10 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     }
     /* A run stopped early (signal or step limit) still ends with its last state on disk. */
     if (rc == SL_OK && series.count > 0 && series.entries[series.count - 1].time != s->t)
-        rc = snapshot_write(&series, s, err);
+        rc = snapshot_write(&series, s, &sum->output_seconds, err);
     /* ... and a checkpoint, so it can be continued (with --until, or after a signal). */
     if (rc == SL_OK)
-        rc = checkpoint_write(sum->checkpoint, s, &series, next_index, err);
+        rc = checkpoint_write(sum->checkpoint, s, &series, next_index, &sum->output_seconds, err);
 
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

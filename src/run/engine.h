@@ -30,6 +30,8 @@ typedef struct run_summary {
     long steps;
     double sim_time;        /* s */
     double wall_seconds;
+    double output_seconds;  /* of wall_seconds, spent writing snapshots and checkpoints (gathered from
+                             * every MPI rank on the root: a share that grows with the ranks) */
     double particle_steps_per_second;
     int snapshots;
     int signal;             /* SIGINT/SIGTERM that stopped the run, else 0 */

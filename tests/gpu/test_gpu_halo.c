@@ -5,7 +5,8 @@
  * run on a copy of the CUDA sim's host arrays. Then the cell build's hooks, which the CPU does not
  * have, against plain loops: the removal of a list (the migration's leavers), the fetch of a list's
  * records into the host arrays (nothing else written), the append of arrivals past the arrays'
- * capacity, and a sort of the grown arrays. Exits 77 (skipped) without a device. */
+ * capacity, and a sort of the grown arrays; the selection of movers, bands and ghosts against the
+ * host's loop with the same rule. Exits 77 (skipped) without a device. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,6 +18,7 @@
 #include "gpu/backend_cuda.h"
 #include "run/sim_create.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +236,73 @@ static void hooks(void **state)
     scene_free(&sc);
 }
 
+/* The routes of the host's loop (parallel/mpi_select.c's, with the same rule). */
+static size_t host_routes(const particles *p, const slab_rule *rule, const int *first, int32_t *idx, int *dest,
+                          int32_t *id)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < p->n; ++i) {
+        int d[2], k = slab_destinations(rule, first, p->f[PF_X + rule->axis][i], p->id[i], d);
+        for (int j = 0; j < k; ++j) {
+            idx[m] = (int32_t)i;
+            dest[m] = d[j];
+            id[m++] = p->id[i];
+        }
+    }
+    return m;
+}
+
+/* The device's selection (backend.halo.select) against the host's loop, for every choice and every
+ * rank of three slabs, with some ghosts and a NaN position among the particles: the same routes in
+ * the same order, and some of each. */
+static void selection(void **state)
+{
+    (void)state;
+    scene sc;
+    sim s;
+    sl_err err;
+    if (scene_load_string(&sc, SCENE, "test_gpu_halo", &err) || sim_create(&s, &sc, &backend_cuda, &err) ||
+        s.be->build_cells(&s, &err))
+        fail_msg("%s", err.msg);
+    sim_sync_host(&s);
+    size_t n = s.p.n;
+    for (size_t i = 7; i < n; i += 11)
+        s.p.id[i] = -1 - s.p.id[i];
+    s.p.f[PF_X][3] = (real)NAN;
+    if (sim_sync_device(&s, &err))
+        fail_msg("%s", err.msg);
+    /* 30 columns of 2 cm over the 0.6 m tank (and its walls, clamped), cut at 8 and 14 */
+    const int first[4] = {0, 8, 14, 30};
+    int32_t *idx[2], *id[2];
+    int *dest[2];
+    for (int h = 0; h < 2; ++h) {
+        idx[h] = malloc(2 * n * sizeof *idx[h]);
+        id[h] = malloc(2 * n * sizeof *id[h]);
+        dest[h] = malloc(2 * n * sizeof *dest[h]);
+    }
+    for (int c = SLAB_MOVERS; c <= SLAB_GHOSTS; ++c)
+        for (int rank = 0; rank < 3; ++rank) {
+            const slab_rule rule = {(enum slab_choice)c, 0, 30, rank, 3, 2, 0.0, 0.02};
+            size_t m;
+            if (s.be->halo->select(&s, &rule, first, idx[0], dest[0], id[0], &m, &err))
+                fail_msg("%s", err.msg);
+            size_t mh = host_routes(&s.p, &rule, first, idx[1], dest[1], id[1]);
+            printf("choice %d, rank %d: %zu routes\n", c, rank, m);
+            assert_true(mh > 0);
+            assert_int_equal(m, mh);
+            assert_memory_equal(idx[0], idx[1], m * sizeof *idx[0]);
+            assert_memory_equal(dest[0], dest[1], m * sizeof *dest[0]);
+            assert_memory_equal(id[0], id[1], m * sizeof *id[0]);
+        }
+    for (int h = 0; h < 2; ++h) {
+        free(idx[h]);
+        free(id[h]);
+        free(dest[h]);
+    }
+    sim_free(&s);
+    scene_free(&sc);
+}
+
 int main(void)
 {
     if (!cuda_device_present()) {
@@ -243,6 +312,7 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hooks),
+        cmocka_unit_test(selection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
