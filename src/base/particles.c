@@ -33,6 +33,21 @@ int particles_alloc(particles *p, size_t n, sl_err *err)
 
 int particles_resize(particles *p, size_t n, sl_err *err)
 {
+    SL_TRY(particles_reserve(p, n, err));
+    size_t old = p->n;
+    p->n = n;
+    if (n <= old)
+        return SL_OK;
+    for (int k = 0; k < p->nfields; ++k)
+        memset(p->f[k] + old, 0, (n - old) * sizeof(real));
+    memset(p->id + old, 0, (n - old) * sizeof *p->id);
+    memset(p->type + old, 0, n - old);
+    memset(p->tag + old, 0, n - old);
+    return SL_OK;
+}
+
+int particles_reserve(particles *p, size_t n, sl_err *err)
+{
     if (n > p->cap) {
         size_t m = n + n / 8 + 1024;
         int ok = 1;
@@ -55,15 +70,6 @@ int particles_resize(particles *p, size_t n, sl_err *err)
             return sl_fail(err, SL_ERR_RUNTIME, "out of memory for %zu particles", n);
         p->cap = m;
     }
-    size_t old = p->n;
-    p->n = n;
-    if (n <= old)
-        return SL_OK;
-    for (int k = 0; k < p->nfields; ++k)
-        memset(p->f[k] + old, 0, (n - old) * sizeof(real));
-    memset(p->id + old, 0, (n - old) * sizeof *p->id);
-    memset(p->type + old, 0, n - old);
-    memset(p->tag + old, 0, n - old);
     return SL_OK;
 }
 

@@ -50,6 +50,10 @@ int particles_alloc(particles *p, size_t n, sl_err *err);
  * copy its arrays each time. */
 int particles_resize(particles *p, size_t n, sl_err *err);
 
+/* Gives every array room for n particles (p->cap >= n), growing as particles_resize does; the count
+ * and the values stay as they are. */
+int particles_reserve(particles *p, size_t n, sl_err *err);
+
 /* Adds a zeroed real field and returns its index (>= PF_CORE), or -1 when out of memory or slots.
  * transient: the scheme computes it again after every cell rebuild before reading it. */
 int particles_add_field(particles *p, const char *name, int transient);

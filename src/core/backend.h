@@ -134,6 +134,31 @@ enum backend_halo_op {
     HALO_ZERO  /* = 0; v is not read (may be NULL) */
 };
 
+/* n particles' records as columns, in one buffer: the persistent fields' values (those with
+ * p->transient[k] == 0, in field order), n of each, then the n ids, the n kinds and the n tags. How
+ * particles travel between MPI ranks (parallel/mpi_exchange.c) and through the halo's fetch and
+ * append. */
+typedef struct record_columns {
+    real *f;     /* persistent field j of particle k at f[j n + k] */
+    int32_t *id;
+    uint8_t *type, *tag;
+} record_columns;
+
+static inline size_t record_columns_bytes(int persistent, size_t n)
+{
+    return n * ((size_t)persistent * sizeof(real) + sizeof(int32_t) + 2);
+}
+
+static inline record_columns record_columns_at(void *cols, int persistent, size_t n)
+{
+    record_columns c;
+    c.f = (real *)cols;
+    c.id = (int32_t *)(c.f + (size_t)persistent * n);
+    c.type = (uint8_t *)(c.id + n);
+    c.tag = c.type + n;
+    return c;
+}
+
 typedef struct backend_halo_hooks {
     /* v = the fields at idx. */
     int (*gather)(struct sim *s, const int *fields, int nf, const int32_t *idx, size_t n, real *v, sl_err *err);
@@ -150,22 +175,21 @@ typedef struct backend_halo_hooks {
      * they are (sim_sync_host still copies everything): what the halo's plan reads after the sort.
      * NULL where the host arrays are the state. */
     int (*ids_to_host)(struct sim *s, int field, sl_err *err);
-    /* The cell build's exchanges (migration and the ghosts' append, mpi_exchange.c) without copying
-     * every array: the host arrays serve as the records' staging, current only where these hooks
-     * and ids_to_host wrote them (the host stays marked stale: sim_sync_host copies everything).
-     * NULL, all three, where the host arrays are the state.
-     * fetch: the persistent fields (p->transient[k] == 0), ids, kinds and tags of particles
-     *   idx[0 .. n) (host memory, no particle twice) copied into the host arrays at the same places:
-     *   what a record carries. */
-    int (*fetch)(struct sim *s, const int32_t *idx, size_t n, sl_err *err);
+    /* The cell build's exchanges (migration and the ghosts, mpi_exchange.c) without copying every
+     * array: the particles travel as record columns (record_columns below) in host memory, the
+     * host arrays are not touched (the host stays marked stale: sim_sync_host copies everything).
+     * NULL, all four (with select), where the host arrays are the state.
+     * fetch: the records of particles idx[0 .. n) (host memory, no particle twice), in that order,
+     *   into the columns at cols (record_columns_bytes of them). */
+    int (*fetch)(struct sim *s, const int32_t *idx, size_t n, void *cols, sl_err *err);
     /* remove: particles idx[0 .. n) (host memory, no particle twice) removed, the others keeping
      *   their order and every field; sets s->p.n (the host arrays are not touched) and keeps
      *   s->g.n_inside counting the remaining particles among the first n_inside. */
     int (*remove)(struct sim *s, const int32_t *idx, size_t n, sl_err *err);
-    /* append: the host arrays' particles [first, s->p.n) (every field, transient ones too, ids,
-     *   kinds, tags) copied to the end of the backend's, which hold [0, first) and grow as needed,
-     *   those kept. */
-    int (*append)(struct sim *s, size_t first, sl_err *err);
+    /* append: n particles from the record columns at cols appended behind the backend's s->p.n
+     *   (which grow as needed, those kept), their transient fields zero; s->p.n grows by n (the
+     *   caller gives the host arrays room for it: particles_reserve). */
+    int (*append)(struct sim *s, const void *cols, size_t n, sl_err *err);
     /* The particles the rule chooses (slab_destinations of each particle's position along the rule's
      *   axis and its id, with the cuts first[0 .. size]), where the backend's arrays hold them: *n
      *   routes in index order, a particle's destinations the lower rank first, written to the host

@@ -259,103 +259,74 @@ static int cuda_halo_remove(sim *s, const int32_t *idx, size_t count, sl_err *er
     return compact_flagged(s, place, err);
 }
 
-/* The records' particles: the persistent fields (field by field), ids, kinds and tags gathered into
- * the staging buffer along the uploaded list, one copy down, and written into the host arrays at
- * the list's places. */
-static int cuda_halo_fetch(sim *s, const int32_t *idx, size_t n, sl_err *err)
+/* The records of the listed particles: the persistent fields gathered column by column, then the
+ * ids, kinds and tags, into the staging buffer in record_columns' layout, and one copy down. */
+static int cuda_halo_fetch(sim *s, const int32_t *idx, size_t n, void *cols, sl_err *err)
 {
     cuda_sim *st = state_of(s);
     if (!st)
         return gpu_fail_input(err, "CUDA backend: particles fetched before they reached the device");
     if (n == 0)
         return SL_OK;
-    particles *p = &s->p;
+    const particles *p = &s->p;
     int pf[PF_MAX], np = 0;
     for (int k = 0; k < st->nfields; ++k)
         if (!p->transient[k])
             pf[np++] = k;
-    const size_t bytes = n * ((size_t)np * sizeof(real) + sizeof(int32_t) + 2);
+    const size_t bytes = record_columns_bytes(np, n);
     int rc;
     if ((rc = gpu_scratch_reserve(&st->halo_index, n * sizeof(int32_t), err)) ||
         (rc = gpu_scratch_reserve(&st->halo_stage, bytes, err)))
         return rc;
     int32_t *list = (int32_t *)st->halo_index.ptr;
-    real *v = (real *)st->halo_stage.ptr;
+    record_columns v = record_columns_at(st->halo_stage.ptr, np, n);
     GPU_TRY(cudaMemcpy(list, idx, n * sizeof *list, cudaMemcpyHostToDevice), err);
     for (int j = 0; j < np; ++j)
-        if ((rc = gpu_gather_real(st->f[pf[j]], v + (size_t)j * n, list, n, err)))
+        if ((rc = gpu_gather_real(st->f[pf[j]], v.f + (size_t)j * n, list, n, err)))
             return rc;
-    int32_t *id_out = (int32_t *)(v + (size_t)np * n);
-    uint8_t *type_out = (uint8_t *)(id_out + n), *tag_out = type_out + n;
-    if ((rc = gpu_gather_ids(st->id, st->type, st->tag, id_out, type_out, tag_out, list, n, err)))
+    if ((rc = gpu_gather_ids(st->id, st->type, st->tag, v.id, v.type, v.tag, list, n, err)))
         return rc;
-    unsigned char *h = (unsigned char *)malloc(bytes);
-    if (!h)
-        return gpu_fail_input(err, "CUDA backend: out of memory for %zu particles' records", n);
-    cudaError_t e = cudaMemcpy(h, v, bytes, cudaMemcpyDeviceToHost);
-    if (e != cudaSuccess) {
-        free(h);
-        return gpu_fail(err, "cudaMemcpy (the records to the host)", e);
-    }
-    const real *hv = (const real *)h;
-    const int32_t *hid = (const int32_t *)(hv + (size_t)np * n);
-    const uint8_t *htype = (const uint8_t *)(hid + n), *htag = htype + n;
-    for (int j = 0; j < np; ++j)
-        for (size_t k = 0; k < n; ++k)
-            p->f[pf[j]][idx[k]] = hv[(size_t)j * n + k];
-    for (size_t k = 0; k < n; ++k) {
-        p->id[idx[k]] = hid[k];
-        p->type[idx[k]] = htype[k];
-        p->tag[idx[k]] = htag[k];
-    }
-    free(h);
+    GPU_TRY(cudaMemcpy(cols, st->halo_stage.ptr, bytes, cudaMemcpyDeviceToHost), err);
     return SL_OK;
 }
 
-/* The host's particles [first, n) packed array by array, one copy up into the staging buffer, and
- * each array's part copied to its place behind the device's first particles (the arrays grown first,
- * cuda_storage.cu). */
-static int cuda_halo_append(sim *s, size_t first, sl_err *err)
+/* The arrivals' columns copied up in one copy, each column to its array behind the device's
+ * particles (the arrays grown first, cuda_storage.cu); the transient fields zeroed. */
+static int cuda_halo_append(sim *s, const void *cols, size_t n, sl_err *err)
 {
     cuda_sim *st = state_of(s);
-    const particles *p = &s->p;
+    particles *p = &s->p;
     if (!st)
         return gpu_fail_input(err, "CUDA backend: particles appended before the others reached the device");
-    if (first > p->n || p->nfields != st->nfields)
-        return gpu_fail_input(err, "CUDA backend: %zu particles of %d fields appended behind %zu of %d",
-                              p->n - (first < p->n ? first : p->n), p->nfields, first, st->nfields);
+    if (p->nfields != st->nfields)
+        return gpu_fail_input(err, "CUDA backend: particles of %d fields appended to %d", p->nfields, st->nfields);
+    const size_t first = p->n;
     int rc;
-    if ((rc = cuda_reserve(s, p->n, first, err)))
+    if ((rc = cuda_reserve(s, first + n, first, err)))
         return rc;
-    const size_t n = p->n - first, nf = (size_t)st->nfields;
     if (n == 0)
         return SL_OK;
-    const size_t bytes = n * (nf * sizeof(real) + sizeof(int32_t) + 2);
+    int np = 0;
+    for (int k = 0; k < st->nfields; ++k)
+        np += !p->transient[k];
+    const size_t bytes = record_columns_bytes(np, n);
     if ((rc = gpu_scratch_reserve(&st->halo_stage, bytes, err)))
         return rc;
-    unsigned char *h = (unsigned char *)malloc(bytes);
-    if (!h)
-        return gpu_fail_input(err, "CUDA backend: out of memory for %zu particles to append", n);
-    real *hv = (real *)h;
-    for (size_t k = 0; k < nf; ++k)
-        memcpy(hv + k * n, p->f[k] + first, n * sizeof(real));
-    int32_t *hid = (int32_t *)(hv + nf * n);
-    uint8_t *htype = (uint8_t *)(hid + n), *htag = htype + n;
-    memcpy(hid, p->id + first, n * sizeof *hid);
-    memcpy(htype, p->type + first, n);
-    memcpy(htag, p->tag + first, n);
-    real *v = (real *)st->halo_stage.ptr;
-    cudaError_t e = cudaMemcpy(v, h, bytes, cudaMemcpyHostToDevice);
-    free(h);
-    if (e != cudaSuccess)
-        return gpu_fail(err, "cudaMemcpy (the appended particles to the device)", e);
-    for (size_t k = 0; k < nf; ++k)
-        GPU_TRY(cudaMemcpyAsync(st->f[k] + first, v + k * n, n * sizeof(real), cudaMemcpyDeviceToDevice), err);
-    const int32_t *did = (const int32_t *)(v + nf * n);
-    const uint8_t *dtype = (const uint8_t *)(did + n), *dtag = dtype + n;
-    GPU_TRY(cudaMemcpyAsync(st->id + first, did, n * sizeof(int32_t), cudaMemcpyDeviceToDevice), err);
-    GPU_TRY(cudaMemcpyAsync(st->type + first, dtype, n, cudaMemcpyDeviceToDevice), err);
-    GPU_TRY(cudaMemcpyAsync(st->tag + first, dtag, n, cudaMemcpyDeviceToDevice), err);
+    GPU_TRY(cudaMemcpy(st->halo_stage.ptr, cols, bytes, cudaMemcpyHostToDevice), err);
+    record_columns v = record_columns_at(st->halo_stage.ptr, np, n);
+    const real *f = v.f;
+    for (int k = 0; k < st->nfields; ++k) {
+        if (p->transient[k]) {
+            GPU_TRY(cudaMemsetAsync(st->f[k] + first, 0, n * sizeof(real)), err);
+            continue;
+        }
+        GPU_TRY(cudaMemcpyAsync(st->f[k] + first, f, n * sizeof(real), cudaMemcpyDeviceToDevice), err);
+        f += n;
+    }
+    GPU_TRY(cudaMemcpyAsync(st->id + first, v.id, n * sizeof(int32_t), cudaMemcpyDeviceToDevice), err);
+    GPU_TRY(cudaMemcpyAsync(st->type + first, v.type, n, cudaMemcpyDeviceToDevice), err);
+    GPU_TRY(cudaMemcpyAsync(st->tag + first, v.tag, n, cudaMemcpyDeviceToDevice), err);
+    p->n = first + n;
     st->host_current = 0;
     return SL_OK;
 }

@@ -238,6 +238,7 @@ void domain_detach(sim *s)
     routes_free(&d->moves);
     routes_free(&d->plan);
     free(d->slot_of);
+    free(d->send_order);
     free(d->sendbuf);
     free(d->recvbuf);
     free(d->plan_slot);

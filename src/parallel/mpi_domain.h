@@ -78,6 +78,8 @@ struct domain {
     double *sums;      /* every rank's values in domain_sum, [sums_cap], grown to the largest call */
     size_t sums_cap;
     routes moves;      /* scratch: the particles that migrate, or go out as ghosts */
+    int32_t *send_order; /* their places in the order they go out (by destination), [send_order_cap] */
+    size_t send_order_cap;
     unsigned char *sendbuf, *recvbuf;
     size_t sendcap, recvcap;
     int *counts;       /* [4 size]: send counts, send offsets, receive counts, receive offsets */
@@ -108,14 +110,14 @@ slab_rule domain_rule(const struct domain *d, enum slab_choice c);
 int domain_select(struct domain *d, sim *s, enum slab_choice c, routes *r, sl_err *err);
 
 /* Whether the cell build stages its exchanges through the backend's fetch, remove and append
- * and chooses through its select hook (backend.halo: a device backend; the host arrays then hold the
- * records' particles and nothing else). */
+ * and chooses through its select hook (backend.halo: a device backend; the host arrays then hold
+ * nothing current). */
 int domain_staged(const sim *s);
 
 /* Sends the particles along r and appends what the other ranks send to s->p. as_ghost: copies whose
  * id is sent as -1 - id (the particles stay here); otherwise the particles move (removed here).
- * Staged (domain_staged): the records are fetched from the device, the movers removed there and
- * the arrivals appended there; on the host only the ids and the slab axis's positions follow. */
+ * Staged (domain_staged): the records come from the device as columns, the movers are removed there
+ * and the arrivals appended there; the host arrays only keep room for the count. */
 int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghost, sl_err *err);
 
 /* Sends the ids of the particles along r; *nrecv ids arrive in *ids (d->recvbuf, valid until the

@@ -1,7 +1,8 @@
 /* mpi_exchange.c: particles sent between ranks as records (migration, ghosts): a particle travels
  * as its persistent fields, id, type and tag; the rates (transient fields) are not sent, every force
- * pass writes them again after the cells are rebuilt. And fields along the halo's plan (the ghosts'
- * refresh), through the backend's halo hooks. */
+ * pass writes them again after the cells are rebuilt. A batch goes as columns (record_columns,
+ * backend.h), one exchange per column, so a device packs and unpacks it where the particles are.
+ * And fields along the halo's plan (the ghosts' refresh), through the backend's halo hooks. */
 #include "mpi_domain.h"
 
 #include <stdlib.h>
@@ -41,42 +42,50 @@ static int grow(unsigned char **buf, size_t *cap, size_t n)
     return 0;
 }
 
-/* A record holds the persistent fields. */
-static size_t record_bytes(const particles *p)
+/* The persistent fields, which a particle's record carries (the rates are computed again). */
+static int persistent_fields(const particles *p)
 {
-    size_t b = sizeof(int32_t) + 2;
+    int np = 0;
     for (int k = 0; k < p->nfields; ++k)
-        if (!p->transient[k])
-            b += sizeof(real);
-    return b;
+        np += !p->transient[k];
+    return np;
 }
 
-static void pack(const particles *p, size_t i, int as_ghost, unsigned char *r)
+/* Particles order[0 .. n) of the host arrays into record columns (the device's fetch, on the host). */
+static void pack_columns(const particles *p, const int32_t *order, size_t n, void *buf)
 {
-    for (int k = 0; k < p->nfields; ++k)
-        if (!p->transient[k]) {
-            memcpy(r, &p->f[k][i], sizeof(real));
-            r += sizeof(real);
-        }
-    int32_t id = as_ghost ? -1 - p->id[i] : p->id[i];
-    memcpy(r, &id, sizeof id);
-    r[sizeof id] = p->type[i];
-    r[sizeof id + 1] = p->tag[i];
+    record_columns c = record_columns_at(buf, persistent_fields(p), n);
+    real *f = c.f;
+    for (int k = 0; k < p->nfields; ++k) {
+        if (p->transient[k])
+            continue;
+        for (size_t j = 0; j < n; ++j)
+            f[j] = p->f[k][order[j]];
+        f += n;
+    }
+    for (size_t j = 0; j < n; ++j) {
+        c.id[j] = p->id[order[j]];
+        c.type[j] = p->type[order[j]];
+        c.tag[j] = p->tag[order[j]];
+    }
 }
 
-static void unpack(particles *p, size_t i, const unsigned char *r)
+/* n particles from record columns into the host arrays from `first` on (transient fields zeroed). */
+static void unpack_columns(particles *p, size_t first, size_t n, const void *buf)
 {
+    record_columns c = record_columns_at((void *)buf, persistent_fields(p), n);
+    const real *f = c.f;
     for (int k = 0; k < p->nfields; ++k) {
         if (p->transient[k]) {
-            p->f[k][i] = 0;
+            memset(p->f[k] + first, 0, n * sizeof(real));
             continue;
         }
-        memcpy(&p->f[k][i], r, sizeof(real));
-        r += sizeof(real);
+        memcpy(p->f[k] + first, f, n * sizeof(real));
+        f += n;
     }
-    memcpy(&p->id[i], r, sizeof p->id[i]);
-    p->type[i] = r[sizeof p->id[i]];
-    p->tag[i] = r[sizeof p->id[i] + 1];
+    memcpy(p->id + first, c.id, n * sizeof *c.id);
+    memcpy(p->type + first, c.type, n);
+    memcpy(p->tag + first, c.tag, n);
 }
 
 /* The counts of the exchange along r: d->counts holds each rank's send and receive counts and
@@ -98,34 +107,38 @@ static void route_counts(struct domain *d, const routes *r, size_t *nsend, size_
     }
 }
 
-/* Sends the particles along r as records; *nrecv records arrive in d->recvbuf, those of lower ranks
- * first, each rank's in its order. */
-static int exchange_records(struct domain *d, const particles *p, const routes *r, int as_ghost, size_t *nrecv,
-                            sl_err *err)
+/* r's particles in the order they go out: by destination, each destination's in route order (the
+ * send offsets of route_counts, advanced as they fill and set back after). */
+static int order_by_destination(struct domain *d, const routes *r, int32_t **order, size_t *cap, sl_err *err)
+{
+    if (r->n > *cap) {
+        int32_t *o = realloc(*order, r->n * sizeof *o);
+        if (!o)
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to send", r->n);
+        *order = o;
+        *cap = r->n;
+    }
+    int R = d->size, *soff = d->counts + R, *scount = d->counts;
+    for (size_t k = 0; k < r->n; ++k)
+        (*order)[soff[r->dest[k]]++] = r->idx[k];
+    for (int q = 0; q < R; ++q)
+        soff[q] -= scount[q];
+    return SL_OK;
+}
+
+/* The record columns in d->sendbuf (nsend particles, by destination) to the other ranks; nrecv arrive
+ * in d->recvbuf, those of lower ranks first: an exchange per column, the counts in particles. */
+static void exchange_columns(struct domain *d, int np, size_t nsend, size_t nrecv)
 {
     int R = d->size;
     int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
-    size_t rb = record_bytes(p), nsend;
-    route_counts(d, r, &nsend, nrecv);
-    if (grow(&d->sendbuf, &d->sendcap, nsend * rb) || grow(&d->recvbuf, &d->recvcap, *nrecv * rb))
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to exchange",
-                       nsend + *nrecv);
-    if ((nsend + *nrecv) * rb > (size_t)INT32_MAX)
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles to exchange at once exceed MPI's "
-                       "int counts; run on more ranks", nsend + *nrecv);
-    /* records in destination order; the offsets advance as they fill and are set back after */
-    for (size_t k = 0; k < r->n; ++k)
-        pack(p, (size_t)r->idx[k], as_ghost, d->sendbuf + (size_t)soff[r->dest[k]]++ * rb);
-    for (int q = 0; q < R; ++q) {
-        soff[q] -= scount[q];
-        /* counts in bytes for the exchange */
-        scount[q] *= (int)rb;
-        soff[q] *= (int)rb;
-        rcount[q] *= (int)rb;
-        roff[q] *= (int)rb;
-    }
-    MPI_Alltoallv(d->sendbuf, scount, soff, MPI_BYTE, d->recvbuf, rcount, roff, MPI_BYTE, d->comm);
-    return SL_OK;
+    record_columns out = record_columns_at(d->sendbuf, np, nsend), in = record_columns_at(d->recvbuf, np, nrecv);
+    for (int j = 0; j < np; ++j)
+        MPI_Alltoallv(out.f + (size_t)j * nsend, scount, soff, DOMAIN_MPI_REAL, in.f + (size_t)j * nrecv, rcount,
+                      roff, DOMAIN_MPI_REAL, d->comm);
+    MPI_Alltoallv(out.id, scount, soff, MPI_INT32_T, in.id, rcount, roff, MPI_INT32_T, d->comm);
+    MPI_Alltoallv(out.type, scount, soff, MPI_UINT8_T, in.type, rcount, roff, MPI_UINT8_T, d->comm);
+    MPI_Alltoallv(out.tag, scount, soff, MPI_UINT8_T, in.tag, rcount, roff, MPI_UINT8_T, d->comm);
 }
 
 int domain_exchange_ids(struct domain *d, const routes *r, int32_t **ids, size_t *nrecv, sl_err *err)
@@ -157,13 +170,29 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
 {
     particles *p = &s->p;
     const backend_halo_hooks *h = s->be->halo;
-    int staged = domain_staged(s);
-    size_t nrecv;
+    int staged = domain_staged(s), np = persistent_fields(p);
+    size_t nsend, nrecv;
     double t = MPI_Wtime();
-    if (staged) /* the records' particles into the host arrays, and only they */
-        SL_TRY(h->fetch(s, r->idx, r->n, err));
+    route_counts(d, r, &nsend, &nrecv);
+    if (nsend > (size_t)INT32_MAX || nrecv > (size_t)INT32_MAX)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles to exchange at once exceed MPI's int counts; "
+                       "run on more ranks", nsend > nrecv ? nsend : nrecv);
+    SL_TRY(order_by_destination(d, r, &d->send_order, &d->send_order_cap, err));
+    if (grow(&d->sendbuf, &d->sendcap, record_columns_bytes(np, nsend)) ||
+        grow(&d->recvbuf, &d->recvcap, record_columns_bytes(np, nrecv)))
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to exchange",
+                       nsend + nrecv);
+    if (staged) /* the records come from the device, in the order they go out */
+        SL_TRY(h->fetch(s, d->send_order, nsend, d->sendbuf, err));
+    else
+        pack_columns(p, d->send_order, nsend, d->sendbuf);
+    if (as_ghost) { /* copies: known by their ids as -1 - id */
+        int32_t *id = record_columns_at(d->sendbuf, np, nsend).id;
+        for (size_t k = 0; k < nsend; ++k)
+            id[k] = -1 - id[k];
+    }
     t = domain_lap(d, DT_FETCH, t);
-    SL_TRY(exchange_records(d, p, r, as_ghost, &nrecv, err));
+    exchange_columns(d, np, nsend, nrecv);
     t = domain_lap(d, DT_MPI, t);
     if (!as_ghost && r->n > 0 && staged) { /* the movers leave, the rest keep their order */
         size_t before = p->n;
@@ -182,33 +211,26 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
         free(keep);
     }
     t = domain_lap(d, DT_REMOVE, t);
-    size_t n0 = p->n, rb = record_bytes(p);
-    SL_TRY(particles_resize(p, n0 + nrecv, err));
-    for (size_t k = 0; k < nrecv; ++k)
-        unpack(p, n0 + k, d->recvbuf + k * rb);
-    if (staged) /* the arrivals to the end of the device's arrays */
-        SL_TRY(h->append(s, n0, err));
+    size_t n0 = p->n;
+    if (staged) { /* the arrivals to the end of the device's arrays; the host's only make room */
+        SL_TRY(particles_reserve(p, n0 + nrecv, err));
+        SL_TRY(h->append(s, d->recvbuf, nrecv, err));
+        if (p->n != n0 + nrecv)
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles on the device, %zu expected", p->n,
+                           n0 + nrecv);
+    } else {
+        SL_TRY(particles_resize(p, n0 + nrecv, err));
+        unpack_columns(p, n0, nrecv, d->recvbuf);
+    }
     domain_lap(d, DT_APPEND, t);
     return SL_OK;
 }
 
 int domain_plan_field(struct domain *d, sl_err *err)
 {
-    int R = d->size;
-    const routes *r = &d->plan;
-    memcpy(d->field_counts, d->counts, 4 * (size_t)R * sizeof *d->counts);
-    if (r->n > d->order_cap) {
-        int32_t *order = realloc(d->field_order, r->n * sizeof *order);
-        if (!order)
-            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
-        d->field_order = order;
-        d->order_cap = r->n;
-    }
-    /* the order of domain_exchange_ids: by destination, each destination's in route order */
-    int *next = d->counts + R; /* the send offsets, advanced as they fill (the copy above keeps them) */
-    for (size_t k = 0; k < r->n; ++k)
-        d->field_order[next[r->dest[k]]++] = r->idx[k];
-    return SL_OK;
+    memcpy(d->field_counts, d->counts, 4 * (size_t)d->size * sizeof *d->counts);
+    /* the order of domain_exchange_ids (the counts still hold its exchange's) */
+    return order_by_destination(d, &d->plan, &d->field_order, &d->order_cap, err);
 }
 
 /* The plan's lists where the backend reads them: on a device, copied there once per plan and read

@@ -4,8 +4,7 @@
  * the particles whose id is negative, the others in their order with every field. The CPU's hooks
  * run on a copy of the CUDA sim's host arrays. Then the cell build's hooks, which the CPU does not
  * have, against plain loops: the removal of a list (the migration's leavers), the fetch of a list's
- * records into the host arrays (nothing else written), the append of arrivals past the arrays'
- * capacity, and a sort of the grown arrays; the selection of movers, bands and ghosts against the
+ * records as columns, the append of arrivals from columns past the arrays' capacity, and a sort of the grown arrays; the selection of movers, bands and ghosts against the
  * host's loop with the same rule. Exits 77 (skipped) without a device. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -151,54 +150,59 @@ static void hooks(void **state)
     assert_int_equal(s.p.n, kept);
     printf("removed %zu of %zu\n", m, n);
 
-    /* the records fetched: the listed places of the host arrays written (persistent fields, id, kind,
-     * tag), nothing else */
+    /* the records fetched: the listed particles' persistent fields, ids, kinds and tags as columns,
+     * in the list's order */
     n = s.p.n;
     m = pick(n, idx);
-    memset(keep, 0, n);
-    for (size_t k = 0; k < m; ++k)
-        keep[idx[k]] = 1;
+    int np = 0;
     for (int k = 0; k < s.p.nfields; ++k)
-        for (size_t i = 0; i < n; ++i)
-            s.p.f[k][i] = (real)-12345;
-    for (size_t i = 0; i < n; ++i) {
-        s.p.id[i] = -7;
-        s.p.type[i] = s.p.tag[i] = 201;
-    }
-    if (gpu->fetch(&s, idx, m, &err))
+        np += !s.p.transient[k];
+    void *buf = malloc(record_columns_bytes(np, m));
+    if (gpu->fetch(&s, idx, m, buf, &err))
         fail_msg("%s", err.msg);
-    for (size_t i = 0; i < n; ++i) {
-        for (int k = 0; k < s.p.nfields; ++k) {
-            real want = keep[i] && !s.p.transient[k] ? r.p.f[k][i] : (real)-12345;
-            assert_memory_equal(&s.p.f[k][i], &want, sizeof want);
-        }
-        assert_int_equal(s.p.id[i], keep[i] ? r.p.id[i] : -7);
-        assert_int_equal(s.p.type[i], keep[i] ? r.p.type[i] : 201);
-        assert_int_equal(s.p.tag[i], keep[i] ? r.p.tag[i] : 201);
+    record_columns c = record_columns_at(buf, np, m);
+    for (size_t j = 0; j < m; ++j) {
+        const real *f = c.f + j;
+        for (int k = 0; k < r.p.nfields; ++k)
+            if (!r.p.transient[k]) {
+                assert_memory_equal(f, &r.p.f[k][idx[j]], sizeof *f);
+                f += m;
+            }
+        assert_int_equal(c.id[j], r.p.id[idx[j]]);
+        assert_int_equal(c.type[j], r.p.type[idx[j]]);
+        assert_int_equal(c.tag[j], r.p.tag[idx[j]]);
     }
+    free(buf);
     sim_sync_host(&s); /* stale since the removal: every array again */
     same(&s, &r);
     printf("fetched %zu of %zu\n", m, n);
 
-    /* arrivals appended: more than the arrays hold, so they grow, keeping the particles there */
+    /* arrivals appended from columns: more than the arrays hold, so they grow, keeping the particles
+     * there; the transient fields zero */
     size_t n0 = s.p.n, count = 2 * n0 + 17;
-    assert_int_equal(particles_resize(&s.p, n0 + count, &err), SL_OK);
     assert_int_equal(particles_resize(&r.p, n0 + count, &err), SL_OK);
+    buf = malloc(record_columns_bytes(np, count));
+    c = record_columns_at(buf, np, count);
     for (size_t i = n0; i < n0 + count; ++i) {
-        size_t from = i % n0; /* near a particle there, inside the grid */
-        for (int k = 0; k < r.p.nfields; ++k)
-            r.p.f[k][i] = k < PF_Z + 1 ? r.p.f[k][from] + (real)1e-4 : (real)(0.25 * (double)(k + i));
-        r.p.id[i] = (int32_t)(1000000 + i);
-        r.p.type[i] = r.p.type[from];
-        r.p.tag[i] = (uint8_t)(i % 200);
-        for (int k = 0; k < r.p.nfields; ++k)
-            s.p.f[k][i] = r.p.f[k][i];
-        s.p.id[i] = r.p.id[i];
-        s.p.type[i] = r.p.type[i];
-        s.p.tag[i] = r.p.tag[i];
+        size_t from = i % n0, j = i - n0; /* near a particle there, inside the grid */
+        real *f = c.f + j;
+        for (int k = 0; k < r.p.nfields; ++k) {
+            real v = k < PF_Z + 1 ? r.p.f[k][from] + (real)1e-4 : (real)(0.25 * (double)(k + i));
+            r.p.f[k][i] = r.p.transient[k] ? 0 : v;
+            if (!r.p.transient[k]) {
+                *f = v;
+                f += count;
+            }
+        }
+        c.id[j] = r.p.id[i] = (int32_t)(1000000 + i);
+        c.type[j] = r.p.type[i] = r.p.type[from];
+        c.tag[j] = r.p.tag[i] = (uint8_t)(i % 200);
     }
-    if (gpu->append(&s, n0, &err))
+    assert_int_equal(particles_reserve(&s.p, n0 + count, &err), SL_OK);
+    if (gpu->append(&s, buf, count, &err))
         fail_msg("%s", err.msg);
+    free(buf);
+    assert_int_equal(s.p.n, n0 + count);
     sim_sync_host(&s);
     same(&s, &r);
     printf("appended %zu behind %zu\n", count, n0);
