@@ -1,16 +1,20 @@
 /* test_halo_hooks.c: the CPU backend's halo hooks (backend.halo, what parallel/mpi_halo.c refreshes
  * the ghosts with): the values of a few fields and the tag at a list of particles, particle by
- * particle; written, added and zeroed at a list, every other particle untouched; and none of the
- * hooks that stage a device's arrays, so the MPI code keeps its host path. */
+ * particle; written, added and zeroed at a list, every other particle untouched; a list of places
+ * followed through the sort (after_sort, what the halo's plan moves with); and none of the hooks
+ * that stage a device's arrays, so the MPI code keeps its host path. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "base/scene.h"
 #include "core/backend.h"
 #include "core/sim.h"
+#include "run/sim_create.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { N = 10 };
@@ -109,11 +113,61 @@ static void test_host_state(void **state)
     assert_null(backend_cpu.to_device);
 }
 
+/* Reversed particles sorted into cells: every third place followed through the sort names the same
+ * particle (its id) afterwards, and most of them moved. */
+static void test_after_sort(void **state)
+{
+    (void)state;
+    static const char scene_text[] =
+        "simulation = { method = \"wcsph\"; dimension = 2; end_time = 1.0; };\n"
+        "fluid = { density = 1000.0; viscosity = 1.0e-6; gravity = [0.0, -9.81]; };\n"
+        "numerics = { spacing = 0.02; };\n"
+        "geometry = ( { type = \"tank\"; min = [0.0, 0.0]; max = [0.6, 0.5]; layers = 3; },\n"
+        "             { type = \"fluid\"; min = [0.0, 0.0]; max = [0.24, 0.3]; } );\n";
+    scene sc;
+    sim s;
+    sl_err err;
+    if (scene_load_string(&sc, scene_text, "test_halo_hooks", &err) || sim_create(&s, &sc, &backend_cpu, &err) ||
+        s.be->build_cells(&s, &err))
+        fail_msg("%s", err.msg);
+    particles *p = &s.p;
+    size_t n = p->n, m = 0, moved = 0;
+    for (size_t i = 0; i < n / 2; ++i) {
+        for (int k = 0; k < p->nfields; ++k) {
+            real t = p->f[k][i];
+            p->f[k][i] = p->f[k][n - 1 - i];
+            p->f[k][n - 1 - i] = t;
+        }
+        int32_t t = p->id[i];
+        p->id[i] = p->id[n - 1 - i];
+        p->id[n - 1 - i] = t;
+    }
+    int32_t *before = malloc(n * sizeof *before), *after = malloc(n * sizeof *after),
+            *id_before = malloc(n * sizeof *id_before);
+    memcpy(id_before, p->id, n * sizeof *id_before);
+    for (size_t i = 0; i < n; i += 3)
+        before[m++] = (int32_t)i;
+    if (s.be->build_cells(&s, &err) || s.be->halo->after_sort(&s, before, m, after, &err))
+        fail_msg("%s", err.msg);
+    for (size_t k = 0; k < m; ++k) {
+        assert_true(after[k] >= 0 && (size_t)after[k] < n);
+        assert_int_equal(p->id[after[k]], id_before[before[k]]);
+        moved += after[k] != before[k];
+    }
+    assert_true(moved > m / 2);
+    free(before);
+    free(after);
+    free(id_before);
+    sim_free(&s);
+    scene_free(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gather),
         cmocka_unit_test(test_scatter),
+        cmocka_unit_test(test_after_sort),
         cmocka_unit_test(test_host_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -172,8 +172,8 @@ typedef struct backend_halo_hooks {
      * are the state: mpi_halo.c compacts them. */
     int (*drop_ghosts)(struct sim *s, sl_err *err);
     /* Copies the ids and field `field` of every particle into the host arrays, the others left as
-     * they are (sim_sync_host still copies everything): what the halo's plan reads after the sort.
-     * NULL where the host arrays are the state. */
+     * they are (sim_sync_host still copies everything): what a balance's histogram reads (field:
+     * the slab axis's positions). NULL where the host arrays are the state. */
     int (*ids_to_host)(struct sim *s, int field, sl_err *err);
     /* The cell build's exchanges (migration and the ghosts, mpi_exchange.c) without copying every
      * array: the particles travel as record columns (record_columns below) in host memory, the
@@ -190,14 +190,19 @@ typedef struct backend_halo_hooks {
      *   (which grow as needed, those kept), their transient fields zero; s->p.n grows by n (the
      *   caller gives the host arrays room for it: particles_reserve). */
     int (*append)(struct sim *s, const void *cols, size_t n, sl_err *err);
+    /* The places the last build_cells moved particles before[0 .. n) to (host memory, written to
+     *   the host array after, which may be before): the halo's plan follows its particles through
+     *   the sort. Valid from build_cells until a pass runs (a device may keep the sort's order in
+     *   the array of a field that a pass writes). */
+    int (*after_sort)(struct sim *s, const int32_t *before, size_t n, int32_t *after, sl_err *err);
     /* The particles the rule chooses (slab_destinations of each particle's position along the rule's
      *   axis and its id, with the cuts first[0 .. size]), where the backend's arrays hold them: *n
      *   routes in index order, a particle's destinations the lower rank first, written to the host
-     *   arrays idx, dest and, where not NULL, id (the particle's id); room for 2 s->p.n routes. So a
-     *   device copies the chosen particles' places, not every position. NULL where the host arrays
-     *   are the state (mpi_select.c loops over them with the same rule). */
-    int (*select)(struct sim *s, const slab_rule *rule, const int *first, int32_t *idx, int *dest, int32_t *id,
-                  size_t *n, sl_err *err);
+     *   arrays idx and dest; room for 2 s->p.n routes. So a device copies the chosen particles'
+     *   places, not every position. NULL where the host arrays are the state (mpi_select.c loops
+     *   over them with the same rule). */
+    int (*select)(struct sim *s, const slab_rule *rule, const int *first, int32_t *idx, int *dest, size_t *n,
+                  sl_err *err);
 } backend_halo_hooks;
 
 typedef struct backend {

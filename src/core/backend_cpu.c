@@ -204,9 +204,24 @@ static int cpu_halo_scatter(sim *s, const int *fields, int nf, const int32_t *id
     return SL_OK;
 }
 
+/* The host sort's permutation (g->order: each place's particle before the sort) inverted into the
+ * grid's int scratch, free after the build. */
+static int cpu_halo_after_sort(sim *s, const int32_t *before, size_t n, int32_t *after, sl_err *err)
+{
+    (void)err;
+    const nbr_grid *g = &s->g;
+    int32_t *place = g->cell_tmp;
+    for (size_t j = 0; j < s->p.n; ++j)
+        place[g->order[j]] = (int32_t)j;
+    for (size_t k = 0; k < n; ++k)
+        after[k] = place[before[k]];
+    return SL_OK;
+}
+
 static const backend_halo_hooks cpu_halo_hooks = {
     .gather = cpu_halo_gather,
     .scatter = cpu_halo_scatter,
+    .after_sort = cpu_halo_after_sort,
 };
 
 const backend backend_cpu = {

@@ -1,6 +1,5 @@
 /* slab_rule.h: which particles an MPI rank sends where, decided from each particle's position along
- * the slab axis and its id: the migration's movers, the ghost bands, and the ghosts themselves (after
- * the sort, for the halo's plan). One rule for the host's loop (parallel/mpi_select.c) and a device
+ * the slab axis and its id: the migration's movers and the ghost bands. One rule for the host's loop (parallel/mpi_select.c) and a device
  * backend's selection (backend.halo.select), so both choose the same particles in the same order. */
 #ifndef SLUICE_SLAB_RULE_H
 #define SLUICE_SLAB_RULE_H
@@ -11,8 +10,7 @@
 
 enum slab_choice {
     SLAB_MOVERS, /* particles whose cell column another rank owns, to that rank */
-    SLAB_BANDS,  /* owned particles within `band` columns of a cut, to the rank across it */
-    SLAB_GHOSTS  /* the ghosts (negative ids), where they are; destination 0 */
+    SLAB_BANDS   /* owned particles within `band` columns of a cut, to the rank across it */
 };
 
 /* The slabs as the choices read them. `first` is not here: the caller passes it where the code that
@@ -60,10 +58,6 @@ static inline HD int slab_owner(const int *first, int size, int col)
  * is); a ghost is never a mover or in a band (no ghosts of ghosts). */
 static inline HD int slab_destinations(const slab_rule *r, const int *first, real x, int32_t id, int dest[2])
 {
-    if (r->choice == SLAB_GHOSTS) {
-        dest[0] = 0;
-        return id < 0;
-    }
     const int c = slab_column(r, x);
     if (c < 0 || id < 0)
         return 0;

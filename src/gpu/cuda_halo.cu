@@ -2,8 +2,8 @@
  * a list of particles gathered into a staging buffer on the device and copied to the host in one
  * copy, or copied up and scattered; the ghosts dropped, and the migration's leavers removed, by a
  * stable compaction on the device; the records of the particles to send fetched and the arrivals
- * appended through the same staging; the movers, the bands and the ghosts chosen by slab_rule.h's
- * rule where the particles are. Only the bands' and the movers' values and places cross the bus,
+ * appended through the same staging; the movers and the bands chosen by slab_rule.h's rule where
+ * the particles are; the halo's plan followed through the sort by its permutation. Only the bands' and the movers' values and places cross the bus,
  * never whole arrays (but ids_to_host's ids and slab-axis positions, once a balance). */
 #include "cuda_state.h"
 
@@ -101,7 +101,7 @@ __global__ void k_slab_count(const slab_rule r, const int *__restrict__ first, c
 /* Each particle's routes at its place: the lists in index order, as the host's loop makes them. */
 __global__ void k_slab_routes(const slab_rule r, const int *__restrict__ first, const real *__restrict__ x,
                               const int32_t *__restrict__ id, const int32_t *__restrict__ place, size_t n,
-                              int32_t *__restrict__ idx, int *__restrict__ dest_out, int32_t *__restrict__ id_out)
+                              int32_t *__restrict__ idx, int *__restrict__ dest_out)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
@@ -110,9 +110,23 @@ __global__ void k_slab_routes(const slab_rule r, const int *__restrict__ first, 
         for (int j = 0; j < k; ++j) {
             idx[place[i] + j] = (int32_t)i;
             dest_out[place[i] + j] = dest[j];
-            id_out[place[i] + j] = id[i];
         }
     }
+}
+
+/* place[order[j]] = j: where the sort put each particle (order: each place's particle before it). */
+__global__ void k_invert(const int32_t *__restrict__ order, int32_t *__restrict__ place, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride)
+        place[order[j]] = (int32_t)j;
+}
+
+__global__ void k_map(const int32_t *__restrict__ place, int32_t *__restrict__ list, size_t m)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += stride)
+        list[k] = place[list[k]];
 }
 
 } // namespace
@@ -344,8 +358,8 @@ static int cuda_halo_ids_to_host(sim *s, int field, sl_err *err)
 
 /* The rule applied where the particles are: a count per particle, its scan, the routes at their
  * places, and only the routes copied down. */
-static int cuda_halo_select(sim *s, const slab_rule *rule, const int *first, int32_t *idx, int *dest, int32_t *id,
-                            size_t *count, sl_err *err)
+static int cuda_halo_select(sim *s, const slab_rule *rule, const int *first, int32_t *idx, int *dest, size_t *count,
+                            sl_err *err)
 {
     static_assert(sizeof(int) == sizeof(int32_t), "the routes' destinations travel as 32-bit ints");
     cuda_sim *st = state_of(s);
@@ -372,21 +386,43 @@ static int cuda_halo_select(sim *s, const slab_rule *rule, const int *first, int
     const size_t m = (size_t)total;
     if (m == 0 || n == 0)
         return SL_OK;
-    if ((rc = gpu_scratch_reserve(&st->halo_stage, 3 * m * sizeof(int32_t), err)))
+    if ((rc = gpu_scratch_reserve(&st->halo_stage, 2 * m * sizeof(int32_t), err)))
         return rc;
-    int32_t *idx_dev = (int32_t *)st->halo_stage.ptr, *id_dev = idx_dev + 2 * m;
+    int32_t *idx_dev = (int32_t *)st->halo_stage.ptr;
     int *dest_dev = (int *)(idx_dev + m);
-    k_slab_routes<<<gpu_blocks_for(n), GPU_THREADS>>>(*rule, first_dev, x, st->id, place, n, idx_dev, dest_dev,
-                                                       id_dev);
+    k_slab_routes<<<gpu_blocks_for(n), GPU_THREADS>>>(*rule, first_dev, x, st->id, place, n, idx_dev, dest_dev);
     GPU_LAUNCHED("slab_routes", err);
     GPU_TRY(cudaMemcpy(idx, idx_dev, m * sizeof *idx, cudaMemcpyDeviceToHost), err);
     GPU_TRY(cudaMemcpy(dest, dest_dev, m * sizeof *dest, cudaMemcpyDeviceToHost), err);
-    if (id)
-        GPU_TRY(cudaMemcpy(id, id_dev, m * sizeof *id, cudaMemcpyDeviceToHost), err);
     *count = m;
+    return SL_OK;
+}
+
+/* The sort's permutation (cuda_binning.cu: its own array, or the borrowed array of a transient field
+ * that no pass has written since) inverted, and the list mapped through it. */
+static int cuda_halo_after_sort(sim *s, const int32_t *before, size_t m, int32_t *after, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    const size_t n = s->p.n;
+    if (!st)
+        return gpu_fail_input(err, "CUDA backend: the sort asked about before the particles reached the device");
+    if (m == 0)
+        return SL_OK;
+    const int32_t *order = st->order_field >= 0 ? (const int32_t *)st->f[st->order_field] : st->order;
+    int rc;
+    if ((rc = gpu_scratch_reserve(&st->halo_index, (n + m) * sizeof(int32_t), err)))
+        return rc;
+    int32_t *place = (int32_t *)st->halo_index.ptr, *list = place + n;
+    k_invert<<<gpu_blocks_for(n), GPU_THREADS>>>(order, place, n);
+    GPU_LAUNCHED("halo_invert", err);
+    GPU_TRY(cudaMemcpy(list, before, m * sizeof *list, cudaMemcpyHostToDevice), err);
+    k_map<<<gpu_blocks_for(m), GPU_THREADS>>>(place, list, m);
+    GPU_LAUNCHED("halo_map", err);
+    GPU_TRY(cudaMemcpy(after, list, m * sizeof *after, cudaMemcpyDeviceToHost), err);
     return SL_OK;
 }
 
 extern "C" const backend_halo_hooks cuda_halo_hooks = {cuda_halo_gather,      cuda_halo_scatter, cuda_halo_drop,
                                                        cuda_halo_ids_to_host, cuda_halo_fetch,   cuda_halo_remove,
-                                                       cuda_halo_append,      cuda_halo_select};
+                                                       cuda_halo_append,      cuda_halo_after_sort,
+                                                       cuda_halo_select};

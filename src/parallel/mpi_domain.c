@@ -206,10 +206,7 @@ int routes_reserve(routes *r, size_t n, sl_err *err)
     int *dest = realloc(r->dest, cap * sizeof *dest);
     if (dest)
         r->dest = dest;
-    int32_t *id = realloc(r->id, cap * sizeof *id);
-    if (id)
-        r->id = id;
-    if (!idx || !dest || !id)
+    if (!idx || !dest)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to send", n);
     r->cap = cap;
     return SL_OK;
@@ -219,7 +216,6 @@ void routes_free(routes *r)
 {
     free(r->idx);
     free(r->dest);
-    free(r->id);
     memset(r, 0, sizeof *r);
 }
 
@@ -236,8 +232,6 @@ void domain_detach(sim *s)
     free(d->first);
     free(d->counts);
     routes_free(&d->moves);
-    routes_free(&d->plan);
-    free(d->slot_of);
     free(d->send_order);
     free(d->sendbuf);
     free(d->recvbuf);

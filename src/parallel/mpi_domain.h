@@ -14,11 +14,10 @@
 enum { DOMAIN_BALANCE_EVERY = 100 };
 #define DOMAIN_IMBALANCE 1.10 /* largest rank's count over the mean that moves the cuts at once */
 
-/* Where particles go: particle idx[k] of this rank, whose id is id[k], to rank dest[k], k < n. */
+/* Where particles go: particle idx[k] of this rank to rank dest[k], k < n. */
 typedef struct routes {
     int32_t *idx;
     int *dest;
-    int32_t *id;
     size_t n, cap;
 } routes;
 
@@ -33,7 +32,7 @@ enum domain_timer {
     DT_TO_HOST,  /* what the choices read (ids and slab-axis positions, or whole arrays) */
     DT_EXCHANGE, /* balance, migration, the ghosts chosen, sent, received and appended */
     DT_SORT,     /* the backend's cell build, ghosts included */
-    DT_PLAN,     /* the halo's plan: the ghosts found by id after the sort */
+    DT_PLAN,     /* the halo's plan followed through the sort */
     DT_REFRESH,  /* the ghosts' fields refreshed, cleared or added back during the step */
     /* parts of DT_EXCHANGE, in domain_send_particles (migration and ghosts together) */
     DT_FETCH,    /* the chosen particles' records to the host (a device backend) */
@@ -60,16 +59,15 @@ struct domain {
     particles own;     /* the root's own particles while it holds everyone's (domain_gather) */
     int gathered;
     /* the halo's plan, from domain_build_cells until the ghosts are dropped: this rank's particles
-     * that its neighbours hold as ghosts, in the order they are sent (plan), and the slots of this
-     * rank's ghosts in the order the neighbours send them (plan_slot, plan_recv of them) */
+     * that its neighbours hold as ghosts, in the order their values go out (by destination, as the
+     * ghosts went; field_order, plan_send of them) with that exchange's counts and offsets (as
+     * counts), and the slots of this rank's ghosts in the order their values arrive (plan_slot,
+     * plan_recv of them): the ghost exchange's lists, followed through the sort */
     int planned;
-    routes plan;
+    int32_t *field_order;
+    size_t plan_send, order_cap;
     int32_t *plan_slot;
     size_t plan_recv, slot_cap;
-    /* one field sent along the plan (domain_refresh_field): the plan's particles in the order the
-     * values go out (by destination), and that exchange's counts and offsets in values (as counts) */
-    int32_t *field_order;
-    size_t order_cap;
     int *field_counts; /* [4 size] */
     /* field_order and plan_slot where the backend's halo hooks read them (backend.upload's copies,
      * made once per plan; the host arrays where upload is NULL) */
@@ -83,8 +81,6 @@ struct domain {
     unsigned char *sendbuf, *recvbuf;
     size_t sendcap, recvcap;
     int *counts;       /* [4 size]: send counts, send offsets, receive counts, receive offsets */
-    int32_t *slot_of;  /* a ghost's slot by its particle id (plan_halo), [slot_of_cap] */
-    size_t slot_of_cap;
     /* wall time spent in the decomposition's own work, by phase (domain_describe reports it) */
     double seconds[DOMAIN_TIMERS];
     long builds;       /* cell builds timed */
@@ -104,7 +100,7 @@ static inline double domain_lap(struct domain *d, int k, double t0)
 /* The slabs as slab_rule.h's rule reads them, for choice c. */
 slab_rule domain_rule(const struct domain *d, enum slab_choice c);
 
-/* The particles that choice c sends, with their ids, into r (mpi_select.c): through the backend's
+/* The particles that choice c sends into r (mpi_select.c): through the backend's
  * select hook where the cell build is staged (domain_staged: the device's arrays are the current
  * ones), otherwise by a loop over the host arrays with the same rule. */
 int domain_select(struct domain *d, sim *s, enum slab_choice c, routes *r, sl_err *err);
@@ -120,18 +116,15 @@ int domain_staged(const sim *s);
  * and the arrivals appended there; the host arrays only keep room for the count. */
 int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghost, sl_err *err);
 
-/* Sends the ids of the particles along r; *nrecv ids arrive in *ids (d->recvbuf, valid until the
- * next exchange), those of lower ranks first, each rank's in its order. */
-int domain_exchange_ids(struct domain *d, const routes *r, int32_t **ids, size_t *nrecv, sl_err *err);
+/* Right after the ghosts went out and came in (domain_send_particles, their counts still in
+ * d->counts, their order in d->send_order; the arrivals from `first` on): the halo's plan as it is
+ * before the sort. */
+int domain_plan_keep(struct domain *d, size_t first, sl_err *err);
 
-/* After domain_exchange_ids along d->plan (its counts still in d->counts): the order and counts
- * with which domain_overwrite_field sends one field of the plan's particles, kept until the next
- * plan. */
-int domain_plan_field(struct domain *d, sl_err *err);
-
-/* After domain_plan_field and the plan's slots: both lists where the backend's halo hooks read them
- * (d->order_at, d->slot_at), copied to the device once per plan on a device backend. */
-int domain_plan_upload(struct domain *d, sim *s, sl_err *err);
+/* After the sort: the plan's lists moved where the sort moved their particles (backend.halo's
+ * after_sort), then where the backend's halo hooks read them (d->order_at, d->slot_at), copied to
+ * the device once per plan on a device backend. */
+int domain_plan_follow_sort(struct domain *d, sim *s, sl_err *err);
 
 /* Fields fields[0 .. nf) of the plan's particles (a field number BACKEND_FIELD_TAG: their tags)
  * sent again and written into the ghosts' slots (d->plan_slot, in the order they arrive), in place,

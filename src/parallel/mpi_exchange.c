@@ -141,25 +141,6 @@ static void exchange_columns(struct domain *d, int np, size_t nsend, size_t nrec
     MPI_Alltoallv(out.tag, scount, soff, MPI_UINT8_T, in.tag, rcount, roff, MPI_UINT8_T, d->comm);
 }
 
-int domain_exchange_ids(struct domain *d, const routes *r, int32_t **ids, size_t *nrecv, sl_err *err)
-{
-    int R = d->size;
-    int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
-    size_t nsend;
-    route_counts(d, r, &nsend, nrecv);
-    if (grow(&d->sendbuf, &d->sendcap, nsend * sizeof(int32_t)) ||
-        grow(&d->recvbuf, &d->recvcap, *nrecv * sizeof(int32_t)))
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu ids", nsend + *nrecv);
-    int32_t *out = (int32_t *)d->sendbuf;
-    for (size_t k = 0; k < r->n; ++k)
-        out[soff[r->dest[k]]++] = r->id[k];
-    for (int q = 0; q < R; ++q)
-        soff[q] -= scount[q];
-    *ids = (int32_t *)d->recvbuf;
-    MPI_Alltoallv(out, scount, soff, MPI_INT32_T, *ids, rcount, roff, MPI_INT32_T, d->comm);
-    return SL_OK;
-}
-
 int domain_staged(const sim *s)
 {
     const backend_halo_hooks *h = s->be->halo;
@@ -226,29 +207,64 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
     return SL_OK;
 }
 
-int domain_plan_field(struct domain *d, sl_err *err)
+int domain_plan_keep(struct domain *d, size_t first, sl_err *err)
 {
-    memcpy(d->field_counts, d->counts, 4 * (size_t)d->size * sizeof *d->counts);
-    /* the order of domain_exchange_ids (the counts still hold its exchange's) */
-    return order_by_destination(d, &d->plan, &d->field_order, &d->order_cap, err);
+    int R = d->size;
+    size_t nsend = 0, nrecv = 0;
+    for (int q = 0; q < R; ++q) {
+        nsend += (size_t)d->counts[q];
+        nrecv += (size_t)d->counts[2 * R + q];
+    }
+    memcpy(d->field_counts, d->counts, 4 * (size_t)R * sizeof *d->counts);
+    if (nsend > d->order_cap) {
+        int32_t *order = realloc(d->field_order, nsend * sizeof *order);
+        if (!order)
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
+        d->field_order = order;
+        d->order_cap = nsend;
+    }
+    if (nrecv > d->slot_cap) {
+        int32_t *slot = realloc(d->plan_slot, nrecv * sizeof *slot);
+        if (!slot)
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
+        d->plan_slot = slot;
+        d->slot_cap = nrecv;
+    }
+    memcpy(d->field_order, d->send_order, nsend * sizeof *d->field_order);
+    for (size_t k = 0; k < nrecv; ++k)
+        d->plan_slot[k] = (int32_t)(first + k);
+    d->plan_send = nsend;
+    d->plan_recv = nrecv;
+    return SL_OK;
 }
 
 /* The plan's lists where the backend reads them: on a device, copied there once per plan and read
  * by every refresh until the next. */
-int domain_plan_upload(struct domain *d, sim *s, sl_err *err)
+static int plan_upload(struct domain *d, sim *s, sl_err *err)
 {
     d->order_at = d->field_order;
     d->slot_at = d->plan_slot;
     if (!s->be->upload)
         return SL_OK;
-    if (d->plan.n)
-        d->order_at = s->be->upload(s, &d->order_dev, d->field_order, d->plan.n * sizeof *d->field_order);
+    if (d->plan_send)
+        d->order_at = s->be->upload(s, &d->order_dev, d->field_order, d->plan_send * sizeof *d->field_order);
     if (d->plan_recv)
         d->slot_at = s->be->upload(s, &d->slot_dev, d->plan_slot, d->plan_recv * sizeof *d->plan_slot);
     if (d->order_at && d->slot_at)
         return SL_OK;
     int rc = sim_backend_error(s, err);
     return rc ? rc : sl_fail(err, SL_ERR_RUNTIME, "MPI domain: the halo's plan could not be copied to the device");
+}
+
+int domain_plan_follow_sort(struct domain *d, sim *s, sl_err *err)
+{
+    const backend_halo_hooks *h = s->be->halo;
+    if (!h->after_sort)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: backend %s cannot follow particles through its sort",
+                       s->be->name);
+    SL_TRY(h->after_sort(s, d->field_order, d->plan_send, d->field_order, err));
+    SL_TRY(h->after_sort(s, d->plan_slot, d->plan_recv, d->plan_slot, err));
+    return plan_upload(d, s, err);
 }
 
 /* Fields fields[0 .. nf) along the halo's plan, nf values a ghost: out (owners to ghosts, written
@@ -262,7 +278,7 @@ static int send_fields(struct domain *d, sim *s, const int *fields, int nf, int 
     const int *plan_side = d->field_counts, *ghost_side = d->field_counts + 2 * R; /* counts, offsets */
     const int *from = back ? ghost_side : plan_side, *to = back ? plan_side : ghost_side;
     const int32_t *read = back ? d->slot_at : d->order_at, *write = back ? d->order_at : d->slot_at;
-    size_t nsend = back ? d->plan_recv : d->plan.n, nrecv = back ? d->plan.n : d->plan_recv, w = (size_t)nf;
+    size_t nsend = back ? d->plan_recv : d->plan_send, nrecv = back ? d->plan_send : d->plan_recv, w = (size_t)nf;
     if (grow(&d->sendbuf, &d->sendcap, nsend * w * sizeof(real)) ||
         grow(&d->recvbuf, &d->recvcap, nrecv * w * sizeof(real)))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu values to exchange",

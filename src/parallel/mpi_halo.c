@@ -8,68 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The ghosts out and in, and the halo's plan as they went: the ghosts' values will go the same way
+ * (the same particles, destinations, order and counts) once the plan has followed them through the
+ * sort. */
 static int send_ghosts(struct domain *d, sim *s, sl_err *err)
 {
     size_t before = s->p.n;
     SL_TRY(domain_select(d, s, SLAB_BANDS, &d->moves, err));
     SL_TRY(domain_send_particles(d, s, &d->moves, 1, err));
     d->ghosts = s->p.n - before;
-    return SL_OK;
-}
-
-/* Where the sort put the ghosts: each neighbour sends the ids of its band particles in the order it
- * will send their fields (its index order after the sort); each rank finds them among its ghosts
- * through a table by id. By id rather than by order, so a sort that does not keep the order inside a
- * cell (the CUDA backend's counting sort) plans as well. Both lists are chosen where the particles
- * are (domain_select): on a device only the bands' and the ghosts' places and ids come down. */
-static int plan_halo(struct domain *d, sim *s, sl_err *err)
-{
-    /* this rank's band, as send_ghosts chose it (nothing has moved since, only the sort) */
-    SL_TRY(domain_select(d, s, SLAB_BANDS, &d->plan, err));
-    size_t nrecv;
-    int32_t *ids;
-    SL_TRY(domain_exchange_ids(d, &d->plan, &ids, &nrecv, err));
-    SL_TRY(domain_plan_field(d, err)); /* from the exchange's counts, before another exchange */
-    routes *ghosts = &d->moves;        /* (free again: the exchanges are done) */
-    SL_TRY(domain_select(d, s, SLAB_GHOSTS, ghosts, err));
-    if (nrecv > d->slot_cap) {
-        int32_t *slot = realloc(d->plan_slot, nrecv * sizeof *slot);
-        if (!slot)
-            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
-        d->plan_slot = slot;
-        d->slot_cap = nrecv;
-    }
-    /* each ghost's slot by its id: one table entry per id, grown to the largest id seen, never
-     * cleared (an entry is trusted only where the ghost list names that slot for that id) */
-    int32_t top = -1;
-    for (size_t k = 0; k < ghosts->n; ++k)
-        top = -1 - ghosts->id[k] > top ? -1 - ghosts->id[k] : top;
-    if ((size_t)(top + 1) > d->slot_of_cap) {
-        size_t cap = (size_t)top + 1 + (size_t)top / 8 + 64;
-        int32_t *t = realloc(d->slot_of, cap * sizeof *t);
-        if (!t)
-            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
-        d->slot_of = t;
-        d->slot_of_cap = cap;
-    }
-    for (size_t k = 0; k < ghosts->n; ++k)
-        d->slot_of[-1 - ghosts->id[k]] = (int32_t)k;
-    int rc = nrecv == d->ghosts && ghosts->n == d->ghosts
-                 ? SL_OK
-                 : sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d holds %zu ghosts, its neighbours name %zu",
-                           d->rank, ghosts->n, nrecv);
-    for (size_t k = 0; k < nrecv && rc == SL_OK; ++k) {
-        int32_t id = ids[k], g = id >= 0 && id <= top ? d->slot_of[id] : -1;
-        if (g < 0 || (size_t)g >= ghosts->n || ghosts->id[g] != -1 - id)
-            rc = sl_fail(err, SL_ERR_RUNTIME, "MPI domain: rank %d has no ghost of particle %ld", d->rank, (long)id);
-        else
-            d->plan_slot[k] = ghosts->idx[g];
-    }
-    d->plan_recv = nrecv;
-    if (rc == SL_OK)
-        rc = domain_plan_upload(d, s, err);
-    d->planned = rc == SL_OK;
-    return rc;
+    return domain_plan_keep(d, before, err);
 }
 
 static int exchange_halo(struct domain *d, sim *s, sl_err *err)
@@ -82,9 +30,10 @@ static int exchange_halo(struct domain *d, sim *s, sl_err *err)
 /* A backend that keeps the particles in device memory (CUDA) and has the halo's select, fetch,
  * remove and append hooks (domain_staged) copies no whole array: the movers and the bands are chosen
  * on the device (domain_select), their records fetched, the movers removed on the device and the
- * arrivals appended there (domain_send_particles); after the sort the plan chooses the bands and
- * finds the ghosts there too. A backend without those hooks is staged through the host arrays, whole
- * arrays each way (sim_sync_host and sim_sync_device do nothing on the CPU). */
+ * arrivals appended there (domain_send_particles). A backend without those hooks is staged through
+ * the host arrays, whole arrays each way (sim_sync_host and sim_sync_device do nothing on the CPU).
+ * Either way the plan is the ghost exchange's lists, moved through the sort's permutation: no ids
+ * are matched and nothing is chosen again. */
 int domain_build_cells(sim *s, sl_err *err)
 {
     struct domain *d = s->domain;
@@ -105,11 +54,8 @@ int domain_build_cells(sim *s, sl_err *err)
     t = domain_lap(d, DT_EXCHANGE, t);
     SL_TRY(s->be->build_cells(s, err));
     t = domain_lap(d, DT_SORT, t);
-    if (!staged && s->be->halo->ids_to_host) /* the ghosts' places after the sort, and the band's */
-        SL_TRY(s->be->halo->ids_to_host(s, PF_X + d->axis, err));
-    else if (!staged)
-        sim_sync_host(s);
-    int rc = plan_halo(d, s, err);
+    int rc = domain_plan_follow_sort(d, s, err);
+    d->planned = rc == SL_OK;
     domain_lap(d, DT_PLAN, t);
     d->builds++;
     return rc;

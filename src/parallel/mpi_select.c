@@ -1,5 +1,5 @@
-/* mpi_select.c: the particles a cell build sends (migration, ghost bands) and the ghosts the plan
- * finds, chosen by slab_rule.h's rule: on the device where the cell build is staged (only the chosen
+/* mpi_select.c: the particles a cell build sends (migration, ghost bands), chosen by slab_rule.h's
+ * rule: on the device where the cell build is staged (only the chosen
  * particles' places cross the bus), otherwise by a loop over the host arrays. */
 #include "mpi_domain.h"
 
@@ -16,14 +16,13 @@ int domain_select(struct domain *d, sim *s, enum slab_choice c, routes *r, sl_er
     const slab_rule rule = domain_rule(d, c);
     r->n = 0;
     if (domain_staged(s))
-        return s->be->halo->select(s, &rule, d->first, r->idx, r->dest, r->id, &r->n, err);
+        return s->be->halo->select(s, &rule, d->first, r->idx, r->dest, &r->n, err);
     const real *x = p->f[PF_X + d->axis];
     for (size_t i = 0; i < p->n; ++i) {
         int dest[2], k = slab_destinations(&rule, d->first, x[i], p->id[i], dest);
         for (int j = 0; j < k; ++j) {
             r->idx[r->n] = (int32_t)i;
-            r->dest[r->n] = dest[j];
-            r->id[r->n++] = p->id[i];
+            r->dest[r->n++] = dest[j];
         }
     }
     return SL_OK;
