@@ -195,6 +195,11 @@ typedef struct backend_halo_hooks {
      *   the sort. Valid from build_cells until a pass runs (a device may keep the sort's order in
      *   the array of a field that a pass writes). */
     int (*after_sort)(struct sim *s, const int32_t *before, size_t n, int32_t *after, sl_err *err);
+    /* Host memory for the exchanges' buffers, *buf grown to `bytes` (the contents are not kept):
+     *   page-locked on a device, so that the copies each way run at the bus's speed. 0, or -1 out of
+     *   memory. NULL, both, where malloc serves. */
+    int (*host_buffer)(struct sim *s, backend_buffer *buf, size_t bytes);
+    void (*host_buffer_free)(struct sim *s, backend_buffer *buf);
     /* The particles the rule chooses (slab_destinations of each particle's position along the rule's
      *   axis and its id, with the cuts first[0 .. size]), where the backend's arrays hold them: *n
      *   routes in index order, a particle's destinations the lower rank first, written to the host

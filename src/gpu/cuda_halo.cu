@@ -422,7 +422,31 @@ static int cuda_halo_after_sort(sim *s, const int32_t *before, size_t m, int32_t
     return SL_OK;
 }
 
+/* Page-locked: the records and the bands' values cross the bus at its speed, not through the
+ * driver's pageable staging. */
+static int cuda_host_buffer(sim *s, backend_buffer *buf, size_t bytes)
+{
+    (void)s;
+    cudaFreeHost(buf->ptr);
+    buf->ptr = NULL;
+    buf->cap = 0;
+    if (cudaHostAlloc(&buf->ptr, bytes, cudaHostAllocDefault) != cudaSuccess) {
+        buf->ptr = NULL;
+        return -1;
+    }
+    buf->cap = bytes;
+    return 0;
+}
+
+static void cuda_host_buffer_free(sim *s, backend_buffer *buf)
+{
+    (void)s;
+    cudaFreeHost(buf->ptr);
+    buf->ptr = NULL;
+    buf->cap = 0;
+}
+
 extern "C" const backend_halo_hooks cuda_halo_hooks = {cuda_halo_gather,      cuda_halo_scatter, cuda_halo_drop,
                                                        cuda_halo_ids_to_host, cuda_halo_fetch,   cuda_halo_remove,
                                                        cuda_halo_append,      cuda_halo_after_sort,
-                                                       cuda_halo_select};
+                                                       cuda_host_buffer,      cuda_host_buffer_free, cuda_halo_select};

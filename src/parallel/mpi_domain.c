@@ -188,10 +188,13 @@ void domain_describe(const sim *s, char *buf, size_t len)
                                                      "refresh", "(exchange: fetch", "mpi", "remove", "append"};
     if (d->builds > 0 && w > 0 && (size_t)w < len)
         w += snprintf(buf + w, len - (size_t)w, "; ms per cell build (slowest rank):");
-    for (int k = 0; k < DOMAIN_TIMERS && d->builds > 0 && w > 0 && (size_t)w < len; ++k)
+    for (int k = 0; k < DT_WAIT && d->builds > 0 && w > 0 && (size_t)w < len; ++k)
         w += snprintf(buf + w, len - (size_t)w, " %s %.3g", names[k], 1e3 * most[k] / (double)d->builds);
     if (d->builds > 0 && w > 0 && (size_t)w < len)
-        snprintf(buf + w, len - (size_t)w, ")");
+        w += snprintf(buf + w, len - (size_t)w, ")");
+    if (d->steps > 0 && w > 0 && (size_t)w < len)
+        snprintf(buf + w, len - (size_t)w, "; ms per step waiting for the other ranks (longest): %.3g",
+                 1e3 * most[DT_WAIT] / (double)d->steps);
 }
 
 /* The lists of particles to send (the decomposition's own scratch, freed with it). */
@@ -233,8 +236,8 @@ void domain_detach(sim *s)
     free(d->counts);
     routes_free(&d->moves);
     free(d->send_order);
-    free(d->sendbuf);
-    free(d->recvbuf);
+    domain_buffer_free(s, &d->sendbuf);
+    domain_buffer_free(s, &d->recvbuf);
     free(d->plan_slot);
     free(d->field_order);
     free(d->field_counts);
@@ -254,8 +257,10 @@ double domain_min_time_step(const sim *s, double dt)
 {
     if (!s->domain)
         return dt;
-    double mine = dt == dt ? dt : 0.0, all;
+    double mine = dt == dt ? dt : 0.0, all, t = MPI_Wtime();
     MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MIN, s->domain->comm);
+    domain_lap(s->domain, DT_WAIT, t);
+    s->domain->steps++;
     return all;
 }
 

@@ -39,6 +39,9 @@ enum domain_timer {
     DT_MPI,      /* the records' exchange, waiting for the other ranks included */
     DT_REMOVE,   /* the movers taken out, on the host and the device */
     DT_APPEND,   /* the arrivals unpacked and appended */
+    DT_WAIT,     /* waiting at the step's time-step agreement for the other ranks: after the step's
+                  * work (the device's too, which the time step waits for), so the largest is how far
+                  * the slowest rank's step is behind the fastest's */
     DOMAIN_TIMERS
 };
 
@@ -78,12 +81,12 @@ struct domain {
     routes moves;      /* scratch: the particles that migrate, or go out as ghosts */
     int32_t *send_order; /* their places in the order they go out (by destination), [send_order_cap] */
     size_t send_order_cap;
-    unsigned char *sendbuf, *recvbuf;
-    size_t sendcap, recvcap;
+    backend_buffer sendbuf, recvbuf; /* the exchanges' host buffers (mpi_exchange.c's grow) */
     int *counts;       /* [4 size]: send counts, send offsets, receive counts, receive offsets */
     /* wall time spent in the decomposition's own work, by phase (domain_describe reports it) */
     double seconds[DOMAIN_TIMERS];
     long builds;       /* cell builds timed */
+    long steps;        /* time steps agreed (DT_WAIT's count) */
 };
 
 /* Adds the time since t0 to timer k; returns the time now (the next phase's start). */
@@ -141,6 +144,9 @@ int domain_balance_if_due(struct domain *d, sim *s, sl_err *err);
 
 /* Sends every particle whose column another rank owns to that rank (mpi_slabs.c). */
 int domain_migrate(struct domain *d, sim *s, sl_err *err);
+
+/* Frees an exchange buffer (mpi_exchange.c's grow) as the backend allocated it. */
+void domain_buffer_free(sim *s, backend_buffer *b);
 
 /* s->p keeps the particles whose keep[i] is set, in their order; returns how many. */
 size_t domain_compact(particles *p, const uint8_t *keep, int32_t *cell);

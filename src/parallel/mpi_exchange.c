@@ -29,17 +29,29 @@ size_t domain_compact(particles *p, const uint8_t *keep, int32_t *cell)
     return j;
 }
 
-static int grow(unsigned char **buf, size_t *cap, size_t n)
+/* A transfer buffer of at least n bytes, its contents not kept: the backend's page-locked memory
+ * where it has some (backend.halo.host_buffer), else malloc's. */
+static int grow(sim *s, backend_buffer *b, size_t n)
 {
-    if (n <= *cap)
+    if (n <= b->cap)
         return 0;
     size_t c = n + n / 4 + 4096;
-    unsigned char *b = realloc(*buf, c);
-    if (!b)
-        return -1;
-    *buf = b;
-    *cap = c;
-    return 0;
+    if (s->be->halo->host_buffer)
+        return s->be->halo->host_buffer(s, b, c);
+    free(b->ptr);
+    b->ptr = malloc(c);
+    b->cap = b->ptr ? c : 0;
+    return b->ptr ? 0 : -1;
+}
+
+void domain_buffer_free(sim *s, backend_buffer *b)
+{
+    if (s->be && s->be->halo && s->be->halo->host_buffer_free)
+        s->be->halo->host_buffer_free(s, b);
+    else
+        free(b->ptr);
+    b->ptr = NULL;
+    b->cap = 0;
 }
 
 /* The persistent fields, which a particle's record carries (the rates are computed again). */
@@ -132,7 +144,7 @@ static void exchange_columns(struct domain *d, int np, size_t nsend, size_t nrec
 {
     int R = d->size;
     int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
-    record_columns out = record_columns_at(d->sendbuf, np, nsend), in = record_columns_at(d->recvbuf, np, nrecv);
+    record_columns out = record_columns_at(d->sendbuf.ptr, np, nsend), in = record_columns_at(d->recvbuf.ptr, np, nrecv);
     for (int j = 0; j < np; ++j)
         MPI_Alltoallv(out.f + (size_t)j * nsend, scount, soff, DOMAIN_MPI_REAL, in.f + (size_t)j * nrecv, rcount,
                       roff, DOMAIN_MPI_REAL, d->comm);
@@ -159,16 +171,15 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles to exchange at once exceed MPI's int counts; "
                        "run on more ranks", nsend > nrecv ? nsend : nrecv);
     SL_TRY(order_by_destination(d, r, &d->send_order, &d->send_order_cap, err));
-    if (grow(&d->sendbuf, &d->sendcap, record_columns_bytes(np, nsend)) ||
-        grow(&d->recvbuf, &d->recvcap, record_columns_bytes(np, nrecv)))
+    if (grow(s, &d->sendbuf, record_columns_bytes(np, nsend)) || grow(s, &d->recvbuf, record_columns_bytes(np, nrecv)))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to exchange",
                        nsend + nrecv);
     if (staged) /* the records come from the device, in the order they go out */
-        SL_TRY(h->fetch(s, d->send_order, nsend, d->sendbuf, err));
+        SL_TRY(h->fetch(s, d->send_order, nsend, d->sendbuf.ptr, err));
     else
-        pack_columns(p, d->send_order, nsend, d->sendbuf);
+        pack_columns(p, d->send_order, nsend, d->sendbuf.ptr);
     if (as_ghost) { /* copies: known by their ids as -1 - id */
-        int32_t *id = record_columns_at(d->sendbuf, np, nsend).id;
+        int32_t *id = record_columns_at(d->sendbuf.ptr, np, nsend).id;
         for (size_t k = 0; k < nsend; ++k)
             id[k] = -1 - id[k];
     }
@@ -195,13 +206,13 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
     size_t n0 = p->n;
     if (staged) { /* the arrivals to the end of the device's arrays; the host's only make room */
         SL_TRY(particles_reserve(p, n0 + nrecv, err));
-        SL_TRY(h->append(s, d->recvbuf, nrecv, err));
+        SL_TRY(h->append(s, d->recvbuf.ptr, nrecv, err));
         if (p->n != n0 + nrecv)
             return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles on the device, %zu expected", p->n,
                            n0 + nrecv);
     } else {
         SL_TRY(particles_resize(p, n0 + nrecv, err));
-        unpack_columns(p, n0, nrecv, d->recvbuf);
+        unpack_columns(p, n0, nrecv, d->recvbuf.ptr);
     }
     domain_lap(d, DT_APPEND, t);
     return SL_OK;
@@ -279,8 +290,7 @@ static int send_fields(struct domain *d, sim *s, const int *fields, int nf, int 
     const int *from = back ? ghost_side : plan_side, *to = back ? plan_side : ghost_side;
     const int32_t *read = back ? d->slot_at : d->order_at, *write = back ? d->order_at : d->slot_at;
     size_t nsend = back ? d->plan_recv : d->plan_send, nrecv = back ? d->plan_send : d->plan_recv, w = (size_t)nf;
-    if (grow(&d->sendbuf, &d->sendcap, nsend * w * sizeof(real)) ||
-        grow(&d->recvbuf, &d->recvcap, nrecv * w * sizeof(real)))
+    if (grow(s, &d->sendbuf, nsend * w * sizeof(real)) || grow(s, &d->recvbuf, nrecv * w * sizeof(real)))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu values to exchange",
                        (nsend + nrecv) * w);
     if ((nsend + nrecv) * w > (size_t)INT32_MAX)
@@ -291,7 +301,7 @@ static int send_fields(struct domain *d, sim *s, const int *fields, int nf, int 
         c[q] = from[q] * nf;
         c[2 * R + q] = to[q] * nf;
     }
-    real *out = (real *)d->sendbuf, *in = (real *)d->recvbuf;
+    real *out = (real *)d->sendbuf.ptr, *in = (real *)d->recvbuf.ptr;
     SL_TRY(h->gather(s, fields, nf, read, nsend, out, err));
     MPI_Alltoallv(out, c, c + R, DOMAIN_MPI_REAL, in, c + 2 * R, c + 3 * R, DOMAIN_MPI_REAL, d->comm);
     if (!back)
