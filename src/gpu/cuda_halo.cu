@@ -145,46 +145,49 @@ static int arrays_of(const sim *s, const int *fields, int nf, halo_arrays *a, sl
     return SL_OK;
 }
 
+/* One call's arrays, and the staging buffer for its n nf values where it moves any (stage). */
+static int prepare(sim *s, const int *fields, int nf, size_t n, int staged, halo_arrays *a, real **stage,
+                   sl_err *err)
+{
+    int rc = arrays_of(s, fields, nf, a, err);
+    cuda_sim *st = state_of(s);
+    *stage = NULL;
+    if (rc || !staged)
+        return rc;
+    if ((rc = gpu_scratch_reserve(&st->halo_stage, n * (size_t)nf * sizeof(real), err)))
+        return rc;
+    *stage = (real *)st->halo_stage.ptr;
+    return SL_OK;
+}
+
 static int cuda_halo_gather(sim *s, const int *fields, int nf, const int32_t *idx, size_t n, real *v, sl_err *err)
 {
-    if (n == 0)
-        return SL_OK;
     halo_arrays a;
-    int rc = arrays_of(s, fields, nf, &a, err);
-    cuda_sim *st = state_of(s);
-    size_t bytes = n * (size_t)nf * sizeof(real);
-    if (rc || (rc = gpu_scratch_reserve(&st->halo_stage, bytes, err)))
-        return rc;
-    real *stage = (real *)st->halo_stage.ptr;
+    real *stage;
+    int rc;
+    if (n == 0 || (rc = prepare(s, fields, nf, n, 1, &a, &stage, err)))
+        return n == 0 ? SL_OK : rc;
     k_halo_gather<<<gpu_blocks_for(n * (size_t)nf), GPU_THREADS>>>(a, idx, n, stage);
     GPU_LAUNCHED("halo_gather", err);
-    GPU_TRY(cudaMemcpy(v, stage, bytes, cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(v, stage, n * (size_t)nf * sizeof(real), cudaMemcpyDeviceToHost), err);
     return SL_OK;
 }
 
 static int cuda_halo_scatter(sim *s, const int *fields, int nf, const int32_t *idx, size_t n, const real *v,
                              enum backend_halo_op op, sl_err *err)
 {
-    if (n == 0)
-        return SL_OK;
     halo_arrays a;
-    int rc = arrays_of(s, fields, nf, &a, err);
-    cuda_sim *st = state_of(s);
-    size_t bytes = n * (size_t)nf * sizeof(real);
-    real *stage = NULL;
-    if (rc)
-        return rc;
-    if (op != HALO_ZERO) {
-        if ((rc = gpu_scratch_reserve(&st->halo_stage, bytes, err)))
-            return rc;
-        stage = (real *)st->halo_stage.ptr;
-        /* from pageable memory: the host buffer may change once this returns; the kernel after it
-         * on the same stream reads the copy */
-        GPU_TRY(cudaMemcpy(stage, v, bytes, cudaMemcpyHostToDevice), err);
-    }
+    real *stage;
+    int rc;
+    if (n == 0 || (rc = prepare(s, fields, nf, n, op != HALO_ZERO, &a, &stage, err)))
+        return n == 0 ? SL_OK : rc;
+    /* the copy has left the host buffer when it returns (pageable or page-locked), so the caller may
+     * change it; the kernel after it on the same stream reads the copy */
+    if (stage)
+        GPU_TRY(cudaMemcpy(stage, v, n * (size_t)nf * sizeof(real), cudaMemcpyHostToDevice), err);
     k_halo_scatter<<<gpu_blocks_for(n * (size_t)nf), GPU_THREADS>>>(a, idx, n, stage, (int)op);
     GPU_LAUNCHED("halo_scatter", err);
-    st->host_current = 0;
+    state_of(s)->host_current = 0;
     return SL_OK;
 }
 
