@@ -208,7 +208,7 @@ dam_break_2d)
     shares=$(grep "particles per rank" balance.err)
     first=$(echo "$shares" | head -1 | sed 's/.*cut at cell columns \([0-9 ]*\) of.*/\1/')
     last=$(echo "$shares" | tail -1 | sed 's/.*cut at cell columns \([0-9 ]*\) of.*/\1/')
-    spread=$(echo "$shares" | tail -1 | sed 's/.*particles per rank //' |
+    spread=$(echo "$shares" | tail -1 | sed 's/.*particles per rank \([0-9 ]*\).*/\1/' |
         awk '{ m = 0; t = 0; for (i = 1; i <= NF; ++i) { t += $i; if ($i > m) m = $i } printf "%.3f", m * NF / t }')
     if [ "$first" = "$last" ] || awk -v s="$spread" 'BEGIN { exit !(s > 1.10) }'; then
         echo "FAIL balance: cuts at columns $first, then $last; largest rank over the mean $spread"

@@ -181,6 +181,12 @@ void domain_describe(const sim *s, char *buf, size_t len)
     MPI_Allgather(&mine, 1, MPI_INT, d->counts, 1, MPI_INT, d->comm);
     for (int r = 0; r < d->size && w > 0 && (size_t)w < len; ++r)
         w += snprintf(buf + w, len - (size_t)w, " %d", d->counts[r]);
+    mine = (int)d->last_ghosts; /* what a build sends and receives */
+    MPI_Allgather(&mine, 1, MPI_INT, d->counts, 1, MPI_INT, d->comm);
+    if (d->builds > 0 && w > 0 && (size_t)w < len)
+        w += snprintf(buf + w, len - (size_t)w, "; ghosts per rank (last build)");
+    for (int r = 0; r < d->size && d->builds > 0 && w > 0 && (size_t)w < len; ++r)
+        w += snprintf(buf + w, len - (size_t)w, " %d", d->counts[r]);
     /* the decomposition's own time per cell build, the slowest rank's of each phase */
     double most[DOMAIN_TIMERS];
     MPI_Allreduce(d->seconds, most, DOMAIN_TIMERS, MPI_DOUBLE, MPI_MAX, d->comm);
