@@ -228,6 +228,17 @@ void routes_free(routes *r)
     memset(r, 0, sizeof *r);
 }
 
+/* An exchange buffer (mpi_exchange.c's grow) freed as the backend allocated it. */
+static void domain_buffer_free(sim *s, backend_buffer *b)
+{
+    if (s->be && s->be->halo && s->be->halo->host_buffer_free)
+        s->be->halo->host_buffer_free(s, b);
+    else
+        free(b->ptr);
+    b->ptr = NULL;
+    b->cap = 0;
+}
+
 void domain_detach(sim *s)
 {
     struct domain *d = s->domain;

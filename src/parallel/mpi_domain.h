@@ -146,9 +146,6 @@ int domain_balance_if_due(struct domain *d, sim *s, sl_err *err);
 /* Sends every particle whose column another rank owns to that rank (mpi_slabs.c). */
 int domain_migrate(struct domain *d, sim *s, sl_err *err);
 
-/* Frees an exchange buffer (mpi_exchange.c's grow) as the backend allocated it. */
-void domain_buffer_free(sim *s, backend_buffer *b);
-
 /* s->p keeps the particles whose keep[i] is set, in their order; returns how many. */
 size_t domain_compact(particles *p, const uint8_t *keep, int32_t *cell);
 

@@ -44,16 +44,6 @@ static int grow(sim *s, backend_buffer *b, size_t n)
     return b->ptr ? 0 : -1;
 }
 
-void domain_buffer_free(sim *s, backend_buffer *b)
-{
-    if (s->be && s->be->halo && s->be->halo->host_buffer_free)
-        s->be->halo->host_buffer_free(s, b);
-    else
-        free(b->ptr);
-    b->ptr = NULL;
-    b->cap = 0;
-}
-
 /* The persistent fields, which a particle's record carries (the rates are computed again). */
 static int persistent_fields(const particles *p)
 {
