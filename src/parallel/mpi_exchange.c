@@ -109,17 +109,25 @@ static void route_counts(struct domain *d, const routes *r, size_t *nsend, size_
     }
 }
 
+/* A list of places with room for n (its contents kept); -1 out of memory. */
+static int grow_list(int32_t **list, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return 0;
+    int32_t *l = realloc(*list, n * sizeof *l);
+    if (!l)
+        return -1;
+    *list = l;
+    *cap = n;
+    return 0;
+}
+
 /* r's particles in the order they go out: by destination, each destination's in route order (the
  * send offsets of route_counts, advanced as they fill and set back after). */
 static int order_by_destination(struct domain *d, const routes *r, int32_t **order, size_t *cap, sl_err *err)
 {
-    if (r->n > *cap) {
-        int32_t *o = realloc(*order, r->n * sizeof *o);
-        if (!o)
-            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to send", r->n);
-        *order = o;
-        *cap = r->n;
-    }
+    if (grow_list(order, cap, r->n))
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to send", r->n);
     int R = d->size, *soff = d->counts + R, *scount = d->counts;
     for (size_t k = 0; k < r->n; ++k)
         (*order)[soff[r->dest[k]]++] = r->idx[k];
@@ -217,20 +225,8 @@ int domain_plan_keep(struct domain *d, size_t first, sl_err *err)
         nrecv += (size_t)d->counts[2 * R + q];
     }
     memcpy(d->field_counts, d->counts, 4 * (size_t)R * sizeof *d->counts);
-    if (nsend > d->order_cap) {
-        int32_t *order = realloc(d->field_order, nsend * sizeof *order);
-        if (!order)
-            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
-        d->field_order = order;
-        d->order_cap = nsend;
-    }
-    if (nrecv > d->slot_cap) {
-        int32_t *slot = realloc(d->plan_slot, nrecv * sizeof *slot);
-        if (!slot)
-            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
-        d->plan_slot = slot;
-        d->slot_cap = nrecv;
-    }
+    if (grow_list(&d->field_order, &d->order_cap, nsend) || grow_list(&d->plan_slot, &d->slot_cap, nrecv))
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
     memcpy(d->field_order, d->send_order, nsend * sizeof *d->field_order);
     for (size_t k = 0; k < nrecv; ++k)
         d->plan_slot[k] = (int32_t)(first + k);
