@@ -1,6 +1,7 @@
 /* mpi_domain.h: the MPI domain's state, shared by its files: mpi_domain.c (start, attach, the
- * engine's collectives), mpi_slabs.c (cuts, balance, migration), mpi_halo.c (the ghosts),
- * mpi_exchange.c (particles as records between ranks), mpi_gather.c (the whole state on the root). */
+ * engine's collectives), mpi_slabs.c (cuts, balance, migration), mpi_select.c (which particles go
+ * where), mpi_halo.c (the ghosts), mpi_exchange.c (particles as records between ranks, the halo's
+ * plan), mpi_gather.c (the whole state on the root). */
 #ifndef SLUICE_MPI_DOMAIN_H
 #define SLUICE_MPI_DOMAIN_H
 
