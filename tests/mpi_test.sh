@@ -3,7 +3,7 @@
 # stated tolerance, the same files, restarts across rank counts, errors that stop every rank.
 # usage: mpi_test.sh CASE SLUICE_EXE SNAPSHOT_COMPARE_EXE MPIEXEC
 #   CASE: dam_break_2d | dam_break_3d | mdbc | emps | mps | mps_jacobi | floating | restart | errors |
-#   cuda (label gpu; 77, skipped, without a CUDA device)
+#   viewer (a build with the viewer) | cuda (label gpu; 77, skipped, without a CUDA device)
 #
 # Tolerances. On several ranks every particle sees the same neighbours with the same values; only
 # the order of the sums over neighbours can differ, where a particle that moved to another rank was
@@ -321,6 +321,44 @@ cuda)
     against_one "CUDA, semi-implicit MPS, multigrid, 2 ranks, 20 steps" mps.cfg 2 1e-5 --steps 20 "${gpu[@]}"
     against_one "CUDA, semi-implicit MPS, Jacobi, 2 ranks, 20 steps" jacobi.cfg 2 1e-5 --steps 20 "${gpu[@]}"
     against_one "CUDA, floating box, 2 ranks, to 0.2 s" floating.cfg 2 1e-3 --until 0.2 "${gpu[@]}"
+    ;;
+viewer)
+    # the viewer on ranks: the root draws the state gathered from every rank. The PNG frames of 2
+    # ranks are those of one rank byte for byte: within 40 steps no particle migrates, so the state
+    # is bit-identical, and the drawing does not depend on the particles' order (2D, orthographic,
+    # opaque points of one depth)
+    frames=(--frame-every 0.0002 --steps 40 --size 320x180 --backend cpu --threads 1 --quiet)
+    env -u DISPLAY -u WAYLAND_DISPLAY "$exe" run dam_break_2d.cfg --out v1 --frames fr1 "${frames[@]}" >/dev/null \
+        2>err1 || { echo "FAIL frames on one rank:"; cat err1; exit 1; }
+    env -u DISPLAY -u WAYLAND_DISPLAY "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --out v2 \
+        --frames fr2 "${frames[@]}" >/dev/null 2>err2 || { echo "FAIL frames on 2 ranks:"; cat err2; exit 1; }
+    n1=$(ls fr1 | wc -l)
+    same=0
+    for f in fr1/*.png; do cmp -s "$f" "fr2/$(basename "$f")" && same=$((same + 1)); done
+    if [ "$n1" -lt 3 ] || [ "$(ls fr2 | wc -l)" != "$n1" ] || [ "$same" != "$n1" ]; then
+        echo "FAIL frames on 2 ranks: $(ls fr2 | wc -l) frames against one rank's $n1, $same identical"
+        fails=$((fails + 1))
+    else
+        echo "ok   frames on 2 ranks: the $n1 PNG frames of one rank, byte for byte"
+    fi
+    # the window on the root (under Xvfb): its quit (--max-frames, like q) ends every rank's run at
+    # the same step, cleanly (the final snapshot and checkpoint, gathered)
+    if command -v xvfb-run >/dev/null; then
+        timeout 120 xvfb-run -a -s "-screen 0 1024x768x24" "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run \
+            dam_break_2d.cfg --view --max-frames 3 --size 320x180 --backend cpu --threads 1 --out w2 >out 2>err
+        rc=$?
+        if [ $rc -ne 0 ] || ! grep -q "stopped from the viewer" out || ! grep -q "</Xdmf>" w2/snapshots.xmf ||
+            [ ! -f w2/checkpoint.bin ]; then
+            echo "FAIL the window on 2 ranks: exit status $rc (124: hung); stdout and stderr:"
+            head -3 out err
+            fails=$((fails + 1))
+        else
+            echo "ok   the window on 2 ranks: $(grep -m1 'stopped from the viewer' out)"
+        fi
+    else
+        echo "FAIL xvfb-run is missing (make test installs xvfb)"
+        fails=$((fails + 1))
+    fi
     ;;
 errors)
     # every axis periodic leaves no axis to cut: refused with the scene key, said once

@@ -332,13 +332,6 @@ static int cmd_run(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     int rank, size; /* under mpirun: this process's rank of `size`, each a slab of the domain */
     domain_start(&argc, &argv, &rank, &size);
-    if (size > 1 && (o.view || o.frames_dir)) {
-        if (rank == 0)
-            fprintf(stderr, "sluice: %s runs on one rank only (the viewer needs every particle); run "
-                    "without mpirun or with -np 1\n", o.view ? "--view" : "--frames");
-        domain_finish();
-        return SL_ERR_INPUT;
-    }
     if (rank > 0)
         o.quiet = 1; /* the root speaks for the run */
     if (size > 1) {
@@ -396,20 +389,26 @@ static int run_scene(const cli_options *op, int rank, int size)
     }
 #ifdef SLUICE_HAVE_VIEWER
     viz *v = NULL;
+    viz_ranks vr = {NULL}; /* on several ranks: the root's viewer, every rank's observer */
     if (o.view || o.frames_dir) {
         viz_options vo = {.window = o.view, .frames_dir = o.frames_dir, .frame_every = o.frame_every,
                           .max_frames = o.max_frames, .field = o.field, .width = o.width, .height = o.height,
-                          .shot_dir = o.out_dir ? o.out_dir : sc.out_dir, .quiet = o.quiet};
-        rc = viz_open(&v, &s, &vo, &err);
+                          .shot_dir = o.out_dir ? o.out_dir : sc.out_dir, .quiet = o.quiet, .ranks = size > 1};
+        rc = rank == 0 ? viz_open(&v, &s, &vo, &err) : SL_OK;
+        int failed_rank;
+        if (size > 1 && (rc = domain_agree_status(rc, &failed_rank)) && rank != failed_rank)
+            snprintf(err.msg, sizeof err.msg, "the viewer could not start on rank %d", failed_rank);
         if (rc) {
-            fprintf(stderr, "sluice: %s\n", err.msg);
+            if (rank == 0)
+                fprintf(stderr, "sluice: %s\n", err.msg);
             if (have_probes)
                 io_probes_close(&probes);
             sim_free(&s);
             scene_free(&sc);
             return rc;
         }
-        ro.observers[ro.nobservers++] = viz_observer(v);
+        vr.v = v;
+        ro.observers[ro.nobservers++] = size > 1 ? viz_ranks_observer(&vr) : viz_observer(v);
     }
 #endif
     rc = engine_run(&s, &ro, &sum, &err);

@@ -71,6 +71,7 @@ struct viz {
     int show_bodies;
     float size_scale;
     int paused, step_once, help, quit, finished;
+    int whole;                 /* o.ranks: s's host arrays hold every particle now (viz_state_whole) */
     long filled_step;          /* the vertex buffer holds this step ... */
     int filled_field;          /* ... coloured by this field; -1: nothing yet */
     float range[2];            /* raw range of the filled values */
@@ -167,6 +168,11 @@ int viz_open(viz **out, const sim *s, const viz_options *o, sl_err *err)
         viz_close(v);
         return rc;
     }
+    if (o->ranks) { /* the device holds this rank's particles only: draw the gathered host arrays */
+        v->fill.gpu_off = 1;
+        snprintf(v->fill.note, sizeof v->fill.note,
+                 "the run is split among MPI ranks: drawn from the state gathered on this rank");
+    }
     int ortho = v->cfg.projection == VIZ_PROJ_ORTHOGRAPHIC || (v->cfg.projection == VIZ_PROJ_AUTO && v->dim == 2);
     /* The initial view fits the particles of the start (the domain box has margins). */
     double lo[3], hi[3];
@@ -254,6 +260,8 @@ const char *viz_describe(viz *v)
 static int ensure_filled(viz *v, sim *s, sl_err *err)
 {
     if (v->filled_step == s->step && v->filled_field == v->field)
+        return SL_OK;
+    if (v->o.ranks && !v->whole) /* only this rank's particles now: the last whole state stays */
         return SL_OK;
     double t0 = now();
     SL_TRY(viz_fill(&v->fill, &v->r, s, v->field, v->range, err));
@@ -408,10 +416,15 @@ static int save_png(viz *v, const viz_target *t, const char *path, sl_err *err)
     return rc;
 }
 
+static int frame_due(const viz *v, const sim *s)
+{
+    return v->o.frames_dir && s->t >= v->next_frame * v->frame_every * (1 - 1e-9);
+}
+
 /* --frames: an image at every frame time reached (the first state at or after it). */
 static int write_frames(viz *v, sim *s, sl_err *err)
 {
-    if (!v->o.frames_dir || s->t < v->next_frame * v->frame_every * (1 - 1e-9))
+    if (!frame_due(v, s))
         return SL_OK;
     SL_TRY(viz_target_resize(&v->frame, v->cfg.width, v->cfg.height, err));
     SL_TRY(draw(v, s, &v->frame, 0, err));
@@ -531,6 +544,17 @@ static int after_step(void *ctx, sim *s, sl_err *err)
             update_rates(v, s, now());
     }
     return v->quit ? SL_INTERRUPTED : SL_OK;
+}
+
+int viz_wants_state(const viz *v, const sim *s)
+{
+    return frame_due(v, s) ||
+           (v->o.window && (v->paused || v->last_draw < 0 || now() - v->last_draw >= FRAME_INTERVAL));
+}
+
+void viz_state_whole(viz *v, int whole)
+{
+    v->whole = whole;
 }
 
 engine_observer viz_observer(viz *v)

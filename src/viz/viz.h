@@ -15,6 +15,9 @@ typedef struct viz_options {
     int width, height;       /* --size WxH; 0: viewer.width, viewer.height */
     const char *shot_dir;    /* where `s` saves screenshots (the run's output directory) */
     int quiet;
+    int ranks;               /* the run is split among MPI ranks (viz_ranks.c): the vertices are
+                              * filled from the host arrays, and only while they hold every particle
+                              * (viz_state_whole) */
 } viz_options;
 
 typedef struct viz viz;
@@ -30,6 +33,23 @@ engine_observer viz_observer(viz *v);
 /* After the run: keeps the window open on the last state until it is closed (q, Esc), unless the
  * user quit already or --max-frames was given. */
 int viz_hold(viz *v, sim *s, sl_err *err);
+
+/* Whether the next observer call may fill the vertices (an image is due: a --frames time reached,
+ * or the window's redraw): what an MPI run gathers the state for (viz_ranks.c). */
+int viz_wants_state(const viz *v, const sim *s);
+
+/* With viz_options.ranks: whether s's host arrays hold every particle now (1 between the gather
+ * and the observer call's end). Otherwise the vertices keep the last whole state's. */
+void viz_state_whole(viz *v, int whole);
+
+/* On an MPI run: the observer for every rank, v on the root and NULL elsewhere. Each step every rank
+ * learns whether the root wants the state (viz_wants_state), gathers it on the root if so, and
+ * learns whether the root's viewer ended the run (q, Esc, --max-frames), so all stop at one step.
+ * ctx must outlive the run. */
+typedef struct viz_ranks {
+    viz *v;
+} viz_ranks;
+engine_observer viz_ranks_observer(viz_ranks *r);
 
 /* Frames written to --frames DIR. */
 long viz_frames_written(const viz *v);
