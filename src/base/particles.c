@@ -73,6 +73,27 @@ int particles_reserve(particles *p, size_t n, sl_err *err)
     return SL_OK;
 }
 
+void particles_fit(particles *p)
+{
+    size_t m = p->n + p->n / 8 + 1024;
+    if (m >= p->cap)
+        return;
+    /* a shrinking realloc that fails leaves the larger array, which still has the room */
+#define FIT(arr, size_)                                                                            \
+    do {                                                                                          \
+        void *a_ = realloc(arr, m * (size_));                                                     \
+        if (a_)                                                                                   \
+            arr = a_;                                                                             \
+    } while (0)
+    for (int k = 0; k < p->nfields; ++k)
+        FIT(p->f[k], sizeof(real));
+    FIT(p->id, sizeof *p->id);
+    FIT(p->type, sizeof *p->type);
+    FIT(p->tag, sizeof *p->tag);
+#undef FIT
+    p->cap = m;
+}
+
 int particles_add_field(particles *p, const char *name, int transient)
 {
     int k = particles_field_index(p, name);

@@ -54,6 +54,10 @@ int particles_resize(particles *p, size_t n, sl_err *err);
  * and the values stay as they are. */
 int particles_reserve(particles *p, size_t n, sl_err *err);
 
+/* Gives back the room beyond the count and an eighth (what an MPI rank keeps of the whole state it
+ * started from). */
+void particles_fit(particles *p);
+
 /* Adds a zeroed real field and returns its index (>= PF_CORE), or -1 when out of memory or slots.
  * transient: the scheme computes it again after every cell rebuild before reading it. */
 int particles_add_field(particles *p, const char *name, int transient);

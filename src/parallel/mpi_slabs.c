@@ -61,7 +61,8 @@ int domain_distribute(sim *s, sl_err *err)
         MPI_Bcast(owner, (int)n, MPI_UINT16_T, 0, d->comm);
         for (size_t i = 0; i < n; ++i)
             keep[i] = owner[p->id[i]] == d->rank;
-        domain_compact(p, keep, NULL); /* (the arrays keep their room: particles arrive as the flow moves) */
+        domain_compact(p, keep, NULL);
+        particles_fit(p); /* this slab's share, with room for the particles that arrive as the flow moves */
     }
     free(count);
     free(owner);
