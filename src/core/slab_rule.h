@@ -1,6 +1,7 @@
 /* slab_rule.h: which particles an MPI rank sends where, decided from each particle's position along
- * the slab axis and its id: the migration's movers and the ghost bands. One rule for the host's loop (parallel/mpi_select.c) and a device
- * backend's selection (backend.halo.select), so both choose the same particles in the same order. */
+ * the slab axis and its id: the migration's movers and the ghost bands. One rule for the host's loop
+ * (parallel/mpi_select.c) and a device backend's selection (backend.halo.select), so both choose the
+ * same particles in the same order. */
 #ifndef SLUICE_SLAB_RULE_H
 #define SLUICE_SLAB_RULE_H
 
