@@ -3,8 +3,9 @@
  * copy, or copied up and scattered; the ghosts dropped, and the migration's leavers removed, by a
  * stable compaction on the device; the records of the particles to send fetched and the arrivals
  * appended through the same staging; the movers and the bands chosen by slab_rule.h's rule where
- * the particles are; the halo's plan followed through the sort by its permutation. Only the bands' and the movers' values and places cross the bus,
- * never whole arrays (but ids_to_host's ids and slab-axis positions, once a balance). */
+ * the particles are; the halo's plan followed through the sort by its permutation. Only the bands'
+ * and the movers' values and places cross the bus, never whole arrays (but ids_to_host's ids and
+ * slab-axis positions, once a balance). */
 #include "cuda_state.h"
 
 #include "gpu_check.h"

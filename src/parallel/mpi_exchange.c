@@ -142,7 +142,8 @@ static void exchange_columns(struct domain *d, int np, size_t nsend, size_t nrec
 {
     int R = d->size;
     int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
-    record_columns out = record_columns_at(d->sendbuf.ptr, np, nsend), in = record_columns_at(d->recvbuf.ptr, np, nrecv);
+    record_columns out = record_columns_at(d->sendbuf.ptr, np, nsend);
+    record_columns in = record_columns_at(d->recvbuf.ptr, np, nrecv);
     for (int j = 0; j < np; ++j)
         MPI_Alltoallv(out.f + (size_t)j * nsend, scount, soff, DOMAIN_MPI_REAL, in.f + (size_t)j * nrecv, rcount,
                       roff, DOMAIN_MPI_REAL, d->comm);
