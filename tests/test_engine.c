@@ -1,7 +1,7 @@
 /* test_engine.c: the engine reports a backend's failure with the backend's own message, whichever
  * part of a step meets it (the time step's cell rebuild for WCSPH, the step's for MPS, a pass that
  * returns no error and leaves it to backend.take_error), and does not take it for an instability of
- * the run. */
+ * the run; and the summary counts the output's share of the wall time. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
@@ -99,12 +99,39 @@ static void silent_pass_failure_is_reported(void **state)
     failure_is_reported("mps", 1);
 }
 
+/* The summary counts the time spent writing snapshots and checkpoints (the first snapshot, the last,
+ * the final checkpoint) as part of the run's wall time, so the rate without output is the
+ * stepping's. */
+static void output_time_is_counted(void **state)
+{
+    (void)state;
+    scene sc;
+    sim s;
+    sl_err err;
+    if (scene_load(&sc, SLUICE_SCENES "/dam_break_2d.cfg", &err) || sim_create(&s, &sc, &backend_cpu, &err))
+        fail_msg("%s", err.msg);
+    char dir[] = "/tmp/sluice_engine_XXXXXX";
+    make_temp_dir(dir);
+    run_options o = {.out_dir = dir, .until = -1.0, .max_steps = 20, .quiet = 1};
+    run_summary sum;
+    assert_int_equal(engine_run(&s, &o, &sum, &err), SL_OK);
+    printf("20 steps in %.3f s, %.3f s of it output (%d snapshots)\n", sum.wall_seconds, sum.output_seconds,
+           sum.snapshots);
+    assert_int_equal(sum.snapshots, 2);
+    assert_true(sum.output_seconds > 0);
+    assert_true(sum.output_seconds < sum.wall_seconds);
+    sim_free(&s);
+    scene_free(&sc);
+    remove_tree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(wcsph_failure_is_reported),
         cmocka_unit_test(mps_failure_is_reported),
         cmocka_unit_test(silent_pass_failure_is_reported),
+        cmocka_unit_test(output_time_is_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
