@@ -262,51 +262,6 @@ static void test_gauge_ignores_droplet_and_sheet(void **state)
     }
 }
 
-/* Sensors on the floor of a 3D tank (dp = 1 cm, h = 2 dp) under water one particle thick, every
- * particle at 500 Pa: a sheet on the floor (centres dp/2 off it) and one held a spacing off it
- * (centres 1.5 dp off, as the wall particles' repulsion holds water in a run); and dry sand: one
- * particle, and four in a square, over a sensor. The sheets read 500 Pa (a Shepard mean of equal
- * values: double sums of float terms, 1e-9 relative): the point h off the floor is dry over the
- * sheet on the floor (S = 0.14 on a lattice; the old definition, sampling there alone, read
- * nothing) and the fallback points below it are wet (S = 0.34 to 0.38 at 1.5 to 0 dp). The
- * droplets stay dry: S <= 0.14 at every point (lattice numbers in physics/probe_sample.h). */
-static void test_thin_sheet_wet_droplets_dry(void **state)
-{
-    (void)state;
-    static const char text[] =
-        "simulation = { dimension = 3; };\n"
-        "numerics = { spacing = 0.01; };\n"
-        "geometry = ( { type = \"tank\"; min = [0.0, 0.0, 0.0]; max = [0.4, 0.3, 0.3]; },\n"
-        "             { type = \"fluid\"; min = [0.0, 0.0, 0.0]; max = [0.1, 0.3, 0.01]; },\n"
-        "             { type = \"fluid\"; min = [0.15, 0.0, 0.01]; max = [0.25, 0.3, 0.02]; },\n"
-        "             { type = \"fluid\"; min = [0.3, 0.05, 0.0]; max = [0.31, 0.06, 0.01]; },\n"
-        "             { type = \"fluid\"; min = [0.3, 0.2, 0.0]; max = [0.32, 0.22, 0.01]; } );\n"
-        "probes = { pressure = ( { name = \"sheet\"; at = [0.05, 0.15, 0.0]; },\n"
-        "                        { name = \"held\"; at = [0.2, 0.15, 0.0]; },\n"
-        "                        { name = \"one\"; at = [0.305, 0.055, 0.0]; },\n"
-        "                        { name = \"four\"; at = [0.31, 0.21, 0.0]; } );\n"
-        "           energy = false; };\n";
-    scene sc;
-    sim s;
-    open_sim(text, &sc, &s);
-    size_t nfluid = 0;
-    for (size_t i = 0; i < s.p.n; ++i)
-        if (s.p.type[i] == PT_FLUID) {
-            s.p.f[PF_P][i] = R(500.0);
-            ++nfluid;
-        }
-    assert_int_equal(nfluid, 2 * 10 * 30 + 1 + 4); /* one layer each */
-    double v[8];
-    assert_int_equal(io_probes_sample(&s, v), 0);
-    for (int k = 2; k < 4; ++k)
-        if (!(fabs(v[k] - 500.0) <= 1e-9 * 500.0))
-            fail_msg("%s: %g Pa under a sheet one particle thick at 500 Pa", sc.probes.pressure[k - 2].name, v[k]);
-    assert_true(isnan(v[4]));
-    assert_true(isnan(v[5]));
-    sim_free(&s);
-    scene_free(&sc);
-}
-
 /* Bad sensor keys: one line naming the file, the line, the key and what is accepted. */
 static void test_sensor_key_errors(void **state)
 {
@@ -504,7 +459,6 @@ int main(void)
         cmocka_unit_test(test_wall_sensors_hydrostatic),
         cmocka_unit_test(test_sample_points),
         cmocka_unit_test(test_gauge_ignores_droplet_and_sheet),
-        cmocka_unit_test(test_thin_sheet_wet_droplets_dry),
         cmocka_unit_test(test_sensor_key_errors),
         cmocka_unit_test(test_dry_is_empty_field),
         cmocka_unit_test(test_restart_continues_rows),

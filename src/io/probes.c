@@ -124,21 +124,15 @@ double io_probe_default_offset(const scene *sc)
     return strcmp(sc->method, "wcsph") == 0 ? sc->h_factor * sc->dp : 0.5 * sc->mps.re_density * sc->dp;
 }
 
-/* The point `frac` of the sensor's offset off its wall, along the normal. */
-static void sample_point_at(const scene *sc, const scene_probe_point *pt, double frac, double q[3])
+void io_probe_sample_point(const scene *sc, const scene_probe_point *pt, double q[3])
 {
     double n[3] = {pt->normal[0], pt->normal[1], pt->normal[2]};
     int has_normal = n[0] != 0 || n[1] != 0 || n[2] != 0 || io_probe_wall_normal(sc, pt->at, n);
-    double d = frac * (pt->offset_set ? pt->offset : io_probe_default_offset(sc));
+    double d = pt->offset_set ? pt->offset : io_probe_default_offset(sc);
     for (int a = 0; a < 3; ++a)
         q[a] = pt->at[a] + (has_normal ? d * n[a] : 0.0);
     if (sc->dim == 2)
         q[2] = 0.0;
-}
-
-void io_probe_sample_point(const scene *sc, const scene_probe_point *pt, double q[3])
-{
-    sample_point_at(sc, pt, 1.0, q);
 }
 
 /* ---- particles binned by cells as wide as the probe kernel's support ----------------------- */
@@ -277,26 +271,6 @@ static void sensor_sums(const sim *s, const probe_bins *b, const double q[3], do
     });
 }
 
-/* Where the sampled point is dry, the sensor reads at these fractions of its offset, nearer the
- * wall in turn: a sheet of water thinner than the offset (one or two particles on a box top during
- * overtopping) leaves the sampled point in the air but covers these. The first wet one wins, with
- * the same threshold (physics/probe_sample.h gives the numbers). */
-static const double sensor_fallback[] = {0.75, 0.5, 0.25, 0.0};
-
-/* A sensor's reading: the Shepard pressure at its sampled point, else at the first wet fallback
- * point; NaN when all are dry. */
-static double sensor_read(const sim *s, const probe_bins *b, const scene_probe_point *pt)
-{
-    double q[3], sw, swp;
-    io_probe_sample_point(s->sc, pt, q);
-    sensor_sums(s, b, q, &sw, &swp);
-    for (size_t k = 0; !(sw >= PROBE_WET_SHEPARD) && k < sizeof sensor_fallback / sizeof *sensor_fallback; ++k) {
-        sample_point_at(s->sc, pt, sensor_fallback[k], q);
-        sensor_sums(s, b, q, &sw, &swp);
-    }
-    return probe_pressure_value(sw, swp); /* NaN: dry */
-}
-
 /* ---- level gauges ----------------------------------------------------------------------------- */
 
 typedef struct column_particle {
@@ -423,8 +397,12 @@ int io_probes_sample(const sim *s, double *values)
     int rc = 0, binned = pr->npressure || pr->ngauges;
     if (binned && bins_build(&b, s, 2.0 * sc->h_factor * sc->dp))
         return -1;
-    for (int k = 0; k < pr->npressure; ++k)
-        values[c++] = sensor_read(s, &b, &pr->pressure[k]);
+    for (int k = 0; k < pr->npressure; ++k) {
+        double q[3], sw, swp;
+        io_probe_sample_point(sc, &pr->pressure[k], q);
+        sensor_sums(s, &b, q, &sw, &swp);
+        values[c++] = probe_pressure_value(sw, swp); /* NaN: dry */
+    }
     column_particle *col = NULL;
     size_t cap = 0;
     for (int g = 0; g < pr->ngauges && rc == 0; ++g)

@@ -50,8 +50,7 @@ int io_probe_wall_normal(const scene *sc, const double at[3], double n[3]);
 double io_probe_default_offset(const scene *sc);
 
 /* Where sensor pt samples: at + offset * normal (given, else inferred), or at itself when no wall
- * is near and no normal is given. Where that point is dry, io_probes_sample reads at 3/4, 1/2, 1/4
- * and 0 of the offset in turn, the first wet one. */
+ * is near and no normal is given. */
 void io_probe_sample_point(const scene *sc, const scene_probe_point *pt, double q[3]);
 
 #endif

@@ -10,12 +10,8 @@
  * (the particles' surfaces) 1.5 spacings off the wall, 0.5 at 2 spacings, 0.31 at 2.5; at the MPS
  * offset 1.05 dp, 0.85, 0.52 at 1 spacing, 0.33 at 1.5 (Wendland C2 on a lattice, 2D and 3D within
  * 0.01). One particle alone gives at most W(0) dp^dim = 0.14 (2D) or 0.05 (3D): a droplet flying
- * past is not water on the sensor. A sheet one particle thick leaves the point h off the wall dry
- * when its centres are 0.5 or 1 dp off the wall (S 0.14, 0.24), but with its centres 0.5 to 1.5 dp
- * off the wall gives S >= 0.33 at one of the points 1.5, 1, 0.5 or 0 dp off it, where io/probes.c
- * falls back to when the sampled point is dry (2D and 3D within 0.01). Droplets stay dry there: four in a square over a 3D sensor give at most
- * 0.14 (nine, a patch three particles wide, 0.27), two side by side in 2D 0.22. The level gauges
- * (occupancy along the vertical) are in io/probes.c. */
+ * past is not water on the sensor. The level gauges (occupancy along the vertical) are in
+ * io/probes.c. */
 #ifndef SLUICE_PROBE_SAMPLE_H
 #define SLUICE_PROBE_SAMPLE_H
 
