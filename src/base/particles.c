@@ -46,30 +46,36 @@ int particles_resize(particles *p, size_t n, sl_err *err)
     return SL_OK;
 }
 
+static int realloc_array(void **arr, size_t bytes)
+{
+    void *a = realloc(*arr, bytes);
+    if (!a)
+        return 0;
+    *arr = a;
+    return 1;
+}
+
+/* Every array given room for m particles, each on its own: one whose realloc fails stays as it was
+ * (valid, freed with the rest); returns whether all were. */
+static int realloc_arrays(particles *p, size_t m)
+{
+    int ok = 1;
+    for (int k = 0; k < p->nfields; ++k)
+        ok &= realloc_array((void **)&p->f[k], m * sizeof(real));
+    ok &= realloc_array((void **)&p->id, m * sizeof *p->id);
+    ok &= realloc_array((void **)&p->type, m * sizeof *p->type);
+    ok &= realloc_array((void **)&p->tag, m * sizeof *p->tag);
+    return ok;
+}
+
 int particles_reserve(particles *p, size_t n, sl_err *err)
 {
-    if (n > p->cap) {
-        size_t m = n + n / 8 + 1024;
-        int ok = 1;
-        /* each array on its own: a failed realloc leaves the old one valid, freed with the rest */
-#define RESIZE(arr, size_)                                                                         \
-    do {                                                                                          \
-        void *a_ = realloc(arr, m * (size_));                                                     \
-        if (a_)                                                                                   \
-            arr = a_;                                                                             \
-        else                                                                                      \
-            ok = 0;                                                                               \
-    } while (0)
-        for (int k = 0; k < p->nfields; ++k)
-            RESIZE(p->f[k], sizeof(real));
-        RESIZE(p->id, sizeof *p->id);
-        RESIZE(p->type, sizeof *p->type);
-        RESIZE(p->tag, sizeof *p->tag);
-#undef RESIZE
-        if (!ok)
-            return sl_fail(err, SL_ERR_RUNTIME, "out of memory for %zu particles", n);
-        p->cap = m;
-    }
+    if (n <= p->cap)
+        return SL_OK;
+    size_t m = n + n / 8 + 1024;
+    if (!realloc_arrays(p, m))
+        return sl_fail(err, SL_ERR_RUNTIME, "out of memory for %zu particles", n);
+    p->cap = m;
     return SL_OK;
 }
 
@@ -78,19 +84,7 @@ void particles_fit(particles *p)
     size_t m = p->n + p->n / 8 + 1024;
     if (m >= p->cap)
         return;
-    /* a shrinking realloc that fails leaves the larger array, which still has the room */
-#define FIT(arr, size_)                                                                            \
-    do {                                                                                          \
-        void *a_ = realloc(arr, m * (size_));                                                     \
-        if (a_)                                                                                   \
-            arr = a_;                                                                             \
-    } while (0)
-    for (int k = 0; k < p->nfields; ++k)
-        FIT(p->f[k], sizeof(real));
-    FIT(p->id, sizeof *p->id);
-    FIT(p->type, sizeof *p->type);
-    FIT(p->tag, sizeof *p->tag);
-#undef FIT
+    realloc_arrays(p, m); /* a shrink that fails leaves a larger array, which has the room too */
     p->cap = m;
 }
 
