@@ -144,6 +144,15 @@ typedef struct record_columns {
     uint8_t *type, *tag;
 } record_columns;
 
+/* The persistent fields, the columns of reals a record carries (the rates are computed again). */
+static inline int record_columns_fields(const particles *p)
+{
+    int np = 0;
+    for (int k = 0; k < p->nfields; ++k)
+        np += !p->transient[k];
+    return np;
+}
+
 static inline size_t record_columns_bytes(int persistent, size_t n)
 {
     return n * ((size_t)persistent * sizeof(real) + sizeof(int32_t) + 2);

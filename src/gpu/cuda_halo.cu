@@ -324,9 +324,7 @@ static int cuda_halo_append(sim *s, const void *cols, size_t n, sl_err *err)
         return rc;
     if (n == 0)
         return SL_OK;
-    int np = 0;
-    for (int k = 0; k < st->nfields; ++k)
-        np += !p->transient[k];
+    const int np = record_columns_fields(p);
     const size_t bytes = record_columns_bytes(np, n);
     if ((rc = gpu_scratch_reserve(&st->halo_stage, bytes, err)))
         return rc;

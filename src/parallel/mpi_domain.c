@@ -164,6 +164,16 @@ int domain_attach(sim *s, double reach, sl_err *err)
     return SL_OK;
 }
 
+/* Every rank's value of `mine` appended to buf at w (MPI's counts are ints too, mpi_exchange.c);
+ * returns the new end. Collective. */
+static int per_rank(const struct domain *d, int mine, char *buf, size_t len, int w)
+{
+    MPI_Allgather(&mine, 1, MPI_INT, d->counts, 1, MPI_INT, d->comm);
+    for (int r = 0; r < d->size && w > 0 && (size_t)w < len; ++r)
+        w += snprintf(buf + w, len - (size_t)w, " %d", d->counts[r]);
+    return w;
+}
+
 void domain_describe(const sim *s, char *buf, size_t len)
 {
     const struct domain *d = s->domain;
@@ -177,16 +187,12 @@ void domain_describe(const sim *s, char *buf, size_t len)
         w += snprintf(buf + w, len - (size_t)w, " %d", d->first[r]);
     if (w > 0 && (size_t)w < len)
         w += snprintf(buf + w, len - (size_t)w, " of %d (%.4g m wide); particles per rank", d->ncols, d->width);
-    int mine = (int)s->p.n; /* MPI's counts are ints too (mpi_exchange.c) */
-    MPI_Allgather(&mine, 1, MPI_INT, d->counts, 1, MPI_INT, d->comm);
-    for (int r = 0; r < d->size && w > 0 && (size_t)w < len; ++r)
-        w += snprintf(buf + w, len - (size_t)w, " %d", d->counts[r]);
-    mine = (int)d->last_ghosts; /* what a build sends and receives */
-    MPI_Allgather(&mine, 1, MPI_INT, d->counts, 1, MPI_INT, d->comm);
-    if (d->builds > 0 && w > 0 && (size_t)w < len)
-        w += snprintf(buf + w, len - (size_t)w, "; ghosts per rank (last build)");
-    for (int r = 0; r < d->size && d->builds > 0 && w > 0 && (size_t)w < len; ++r)
-        w += snprintf(buf + w, len - (size_t)w, " %d", d->counts[r]);
+    w = per_rank(d, (int)s->p.n, buf, len, w);
+    if (d->builds > 0) { /* (every rank has built as often) the plan keeps the last build's ghosts */
+        if (w > 0 && (size_t)w < len)
+            w += snprintf(buf + w, len - (size_t)w, "; ghosts per rank (last build)");
+        w = per_rank(d, (int)d->plan_recv, buf, len, w);
+    }
     /* the decomposition's own time per cell build, the slowest rank's of each phase */
     double most[DOMAIN_TIMERS];
     MPI_Allreduce(d->seconds, most, DOMAIN_TIMERS, MPI_DOUBLE, MPI_MAX, d->comm);

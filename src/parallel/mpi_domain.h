@@ -58,7 +58,6 @@ struct domain {
     long checked_step; /* the step whose balance was last checked */
     long balanced_step;
     size_t ghosts;     /* ghosts appended by the last exchange (0 once dropped) */
-    size_t last_ghosts; /* the same, kept after the drop (domain_describe) */
     int whole_arrays;  /* SLUICE_MPI_WHOLE_ARRAYS set: the cell build copies every array each way even
                         * where the backend could stage it (domain_staged) */
     particles own;     /* the root's own particles while it holds everyone's (domain_gather) */

@@ -44,19 +44,10 @@ static int grow(sim *s, backend_buffer *b, size_t n)
     return b->ptr ? 0 : -1;
 }
 
-/* The persistent fields, which a particle's record carries (the rates are computed again). */
-static int persistent_fields(const particles *p)
-{
-    int np = 0;
-    for (int k = 0; k < p->nfields; ++k)
-        np += !p->transient[k];
-    return np;
-}
-
 /* Particles order[0 .. n) of the host arrays into record columns (the device's fetch, on the host). */
 static void pack_columns(const particles *p, const int32_t *order, size_t n, void *buf)
 {
-    record_columns c = record_columns_at(buf, persistent_fields(p), n);
+    record_columns c = record_columns_at(buf, record_columns_fields(p), n);
     real *f = c.f;
     for (int k = 0; k < p->nfields; ++k) {
         if (p->transient[k])
@@ -75,7 +66,7 @@ static void pack_columns(const particles *p, const int32_t *order, size_t n, voi
 /* n particles from record columns into the host arrays from `first` on (transient fields zeroed). */
 static void unpack_columns(particles *p, size_t first, size_t n, const void *buf)
 {
-    record_columns c = record_columns_at((void *)buf, persistent_fields(p), n);
+    record_columns c = record_columns_at((void *)buf, record_columns_fields(p), n);
     const real *f = c.f;
     for (int k = 0; k < p->nfields; ++k) {
         if (p->transient[k]) {
@@ -162,7 +153,7 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
 {
     particles *p = &s->p;
     const backend_halo_hooks *h = s->be->halo;
-    int staged = domain_staged(s), np = persistent_fields(p);
+    int staged = domain_staged(s), np = record_columns_fields(p);
     size_t nsend, nrecv;
     double t = MPI_Wtime();
     route_counts(d, r, &nsend, &nrecv);
@@ -226,9 +217,15 @@ int domain_plan_keep(struct domain *d, size_t first, sl_err *err)
         nrecv += (size_t)d->counts[2 * R + q];
     }
     memcpy(d->field_counts, d->counts, 4 * (size_t)R * sizeof *d->counts);
-    if (grow_list(&d->field_order, &d->order_cap, nsend) || grow_list(&d->plan_slot, &d->slot_cap, nrecv))
+    if (grow_list(&d->plan_slot, &d->slot_cap, nrecv))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
-    memcpy(d->field_order, d->send_order, nsend * sizeof *d->field_order);
+    /* the send order becomes the plan's (the next exchange fills the other list) */
+    int32_t *order = d->field_order;
+    size_t cap = d->order_cap;
+    d->field_order = d->send_order;
+    d->order_cap = d->send_order_cap;
+    d->send_order = order;
+    d->send_order_cap = cap;
     for (size_t k = 0; k < nrecv; ++k)
         d->plan_slot[k] = (int32_t)(first + k);
     d->plan_send = nsend;

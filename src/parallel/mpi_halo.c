@@ -16,7 +16,7 @@ static int send_ghosts(struct domain *d, sim *s, sl_err *err)
     size_t before = s->p.n;
     SL_TRY(domain_select(d, s, SLAB_BANDS, &d->moves, err));
     SL_TRY(domain_send_particles(d, s, &d->moves, 1, err));
-    d->ghosts = d->last_ghosts = s->p.n - before;
+    d->ghosts = s->p.n - before;
     return domain_plan_keep(d, before, err);
 }
 
