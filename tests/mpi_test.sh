@@ -307,11 +307,30 @@ cuda)
     # same arrays on the device: the same bits, on 2 ranks and on 3 (a balance that moves the cuts
     # sends particles past a neighbour). One strategy, so that the autotuner's timings choose nothing.
     fixed=("${gpu[@]}" --strategy par-part)
+    # The staged runs send GPU to GPU (SLUICE_MPI_TRANSFER=device: CUDA IPC, mpi_transfer.c; the run
+    # fails where it cannot), and again through the host: the same bytes land in the same places, so
+    # the same bits.
     for np in 2 3; do
-        runN $np dam_break_2d.cfg --out np${np}_staged --until 0.08 "${fixed[@]}"
+        SLUICE_MPI_TRANSFER=device runN $np dam_break_2d.cfg --out np${np}_staged --until 0.08 "${fixed[@]}"
         SLUICE_MPI_WHOLE_ARRAYS=1 runN $np dam_break_2d.cfg --out np${np}_whole --until 0.08 "${fixed[@]}"
         agree "CUDA, $np ranks, the staged cell build against whole arrays, to 0.08 s" np${np}_staged np${np}_whole 0
+        SLUICE_MPI_TRANSFER=host runN $np dam_break_2d.cfg --out np${np}_host --until 0.08 "${fixed[@]}"
+        agree "CUDA, $np ranks, GPU to GPU against through the host, to 0.08 s" np${np}_staged np${np}_host 0
     done
+    # the closing line names the path taken
+    SLUICE_MPI_TRANSFER=device "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --out path2 --steps 5 \
+        "${fixed[@]}" >path.out 2>&1
+    if grep -q "exchanges GPU to GPU" path.out; then
+        echo "ok   the closing line: exchanges GPU to GPU"
+    else
+        echo "FAIL the closing line does not say the exchanges went GPU to GPU:"
+        tail -n 3 path.out
+        fails=$((fails + 1))
+    fi
+    # semi-implicit MPS: a refresh per product and the blocks' add-back, each way
+    SLUICE_MPI_TRANSFER=device runN 2 mps.cfg --out mps_device --steps 10 "${fixed[@]}"
+    SLUICE_MPI_TRANSFER=host runN 2 mps.cfg --out mps_host --steps 10 "${fixed[@]}"
+    agree "CUDA, semi-implicit MPS, 2 ranks, GPU to GPU against through the host" mps_device mps_host 0
     run1 dam_break_2d.cfg --out one_fixed --until 0.08 "${fixed[@]}"
     agree "CUDA, 2D, 3 ranks against one, to 0.08 s" one_fixed np3_staged 1e-3
     against_one "CUDA, explicit MPS, 2 ranks, to 0.03 s" emps.cfg 2 2e-4 --until 0.03 "${gpu[@]}"
@@ -392,6 +411,28 @@ CFG
     else
         echo "ok   a failing rank stops every rank (exit status $rc)"
     fi
+    # the exchanges' path (mpi_transfer.c): the CPU backend's go through host memory, and says so;
+    # asking for GPU to GPU there, or for a path that does not exist, is refused with the variable
+    "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --out hostpath --steps 3 --threads 1 >out 2>err
+    if [ $? -ne 0 ] || ! grep -q "exchanges through host memory" err; then
+        echo "FAIL the CPU backend's closing line does not say the exchanges went through host memory:"
+        tail -n 2 err
+        fails=$((fails + 1))
+    else
+        echo "ok   the CPU backend's exchanges go through host memory"
+    fi
+    for want in device sideways; do
+        SLUICE_MPI_TRANSFER=$want timeout 60 "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg \
+            --out path_$want --steps 3 --quiet --threads 1 >out 2>err
+        rc=$?
+        if [ $rc -eq 0 ] || [ $rc -eq 124 ] || ! grep -q "SLUICE_MPI_TRANSFER=$want" err; then
+            echo "FAIL SLUICE_MPI_TRANSFER=$want on the CPU: exit status $rc (124: hung), stderr:"
+            head -3 err
+            fails=$((fails + 1))
+        else
+            echo "ok   SLUICE_MPI_TRANSFER=$want on the CPU refused: $(grep -m1 SLUICE_MPI_TRANSFER err)"
+        fi
+    done
     ;;
 *)
     echo "mpi_test.sh: unknown case '$case_'"

@@ -123,7 +123,8 @@ typedef struct backend_buffer {
 /* The MPI halo's traffic (parallel/mpi_halo.c): values of a few fields at a list of particles,
  * between the backend's arrays and host memory, so that a refresh of the ghosts moves the ghost
  * bands' values and nothing else. idx is where the backend reads it (backend.upload's copy, made
- * once per halo plan; the host array where upload is NULL); v is host memory, particle by particle:
+ * once per halo plan; the host array where upload is NULL); v is host memory (or device memory where the
+ * exchanges go GPU to GPU: peer_buffer below), particle by particle:
  * v[k nf + j] is field fields[j] of particle idx[k], k < n. A field number BACKEND_FIELD_TAG names
  * the particles' tag (the MPS class a pass writes), carried as a real (0..255, exact). */
 enum { BACKEND_FIELD_TAG = PF_MAX };
@@ -168,6 +169,11 @@ static inline record_columns record_columns_at(void *cols, int persistent, size_
     return c;
 }
 
+/* A device buffer as another process of the host names it (CUDA IPC's 64-byte handle). */
+typedef struct peer_handle {
+    unsigned char bytes[64];
+} peer_handle;
+
 typedef struct backend_halo_hooks {
     /* v = the fields at idx. */
     int (*gather)(struct sim *s, const int *fields, int nf, const int32_t *idx, size_t n, real *v, sl_err *err);
@@ -185,12 +191,14 @@ typedef struct backend_halo_hooks {
      * the slab axis's positions). NULL where the host arrays are the state. */
     int (*ids_to_host)(struct sim *s, int field, sl_err *err);
     /* The cell build's exchanges (migration and the ghosts, mpi_exchange.c) without copying every
-     * array: the particles travel as record columns (record_columns below) in host memory, the
-     * host arrays are not touched (the host stays marked stale: sim_sync_host copies everything).
+     * array: the particles travel as record columns (record_columns below) in host memory (device
+     * memory GPU to GPU: peer_buffer), the host arrays are not touched (the host stays marked
+     * stale: sim_sync_host copies everything).
      * NULL, all four (with select), where the host arrays are the state.
      * fetch: the records of particles idx[0 .. n) (host memory, no particle twice), in that order,
-     *   into the columns at cols (record_columns_bytes of them). */
-    int (*fetch)(struct sim *s, const int32_t *idx, size_t n, void *cols, sl_err *err);
+     *   into the columns at cols (record_columns_bytes of them); ghost: their ids as -1 - id (copies
+     *   that stay here, mpi_halo.c). */
+    int (*fetch)(struct sim *s, const int32_t *idx, size_t n, void *cols, int ghost, sl_err *err);
     /* remove: particles idx[0 .. n) (host memory, no particle twice) removed, the others keeping
      *   their order and every field; sets s->p.n (the host arrays are not touched) and keeps
      *   s->g.n_inside counting the remaining particles among the first n_inside. */
@@ -217,6 +225,25 @@ typedef struct backend_halo_hooks {
      *   over them with the same rule). */
     int (*select)(struct sim *s, const slab_rule *rule, const int *first, int32_t *idx, int *dest, size_t *n,
                   sl_err *err);
+    /* The exchanges GPU to GPU between the ranks of one host (parallel/mpi_transfer.c): the buffers
+     * that gather, scatter, fetch and append are handed may then be device memory, which another
+     * rank's process maps and copies from, so the bands' bytes never cross to the host. NULL, all
+     * six, where the backend has no such memory.
+     * peer_buffer: device memory another process can map, *buf grown to `bytes` (contents not kept);
+     *   0, or -1 out of memory. peer_buffer_free frees it. */
+    int (*peer_buffer)(struct sim *s, backend_buffer *buf, size_t bytes);
+    void (*peer_buffer_free)(struct sim *s, backend_buffer *buf);
+    /* peer_export: the handle of buf (a peer_buffer) for the other processes. peer_open: another
+     *   process's buffer mapped here (*ptr its start); peer_close unmaps it. */
+    int (*peer_export)(struct sim *s, const backend_buffer *buf, peer_handle *h, sl_err *err);
+    int (*peer_open)(struct sim *s, const peer_handle *h, void **ptr, sl_err *err);
+    void (*peer_close)(struct sim *s, void *ptr);
+    /* peer_copy: bytes from src (this device's memory or a mapped peer's) to dst, queued in order
+     *   with the hooks' kernels; peer_wait: everything queued on the device so far is done (what a
+     *   gather wrote is in its buffer before the peers are told, a copy has landed before the
+     *   buffer it read from may change). */
+    int (*peer_copy)(struct sim *s, void *dst, const void *src, size_t bytes, sl_err *err);
+    int (*peer_wait)(struct sim *s, sl_err *err);
 } backend_halo_hooks;
 
 typedef struct backend {

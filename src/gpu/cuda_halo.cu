@@ -116,6 +116,14 @@ __global__ void k_slab_routes(const slab_rule r, const int *__restrict__ first, 
 }
 
 /* place[order[j]] = j: where the sort put each particle (order: each place's particle before it). */
+/* A ghost's id as -1 - id (parallel/domain.h). */
+__global__ void k_ghost_ids(int32_t *__restrict__ id, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        id[i] = -1 - id[i];
+}
+
 __global__ void k_invert(const int32_t *__restrict__ order, int32_t *__restrict__ place, size_t n)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -170,7 +178,7 @@ static int cuda_halo_gather(sim *s, const int *fields, int nf, const int32_t *id
         return n == 0 ? SL_OK : rc;
     k_halo_gather<<<gpu_blocks_for(n * (size_t)nf), GPU_THREADS>>>(a, idx, n, stage);
     GPU_LAUNCHED("halo_gather", err);
-    GPU_TRY(cudaMemcpy(v, stage, n * (size_t)nf * sizeof(real), cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(v, stage, n * (size_t)nf * sizeof(real), cudaMemcpyDefault), err); /* v: host or device */
     return SL_OK;
 }
 
@@ -185,7 +193,7 @@ static int cuda_halo_scatter(sim *s, const int *fields, int nf, const int32_t *i
     /* the copy has left the host buffer when it returns (pageable or page-locked), so the caller may
      * change it; the kernel after it on the same stream reads the copy */
     if (stage)
-        GPU_TRY(cudaMemcpy(stage, v, n * (size_t)nf * sizeof(real), cudaMemcpyHostToDevice), err);
+        GPU_TRY(cudaMemcpy(stage, v, n * (size_t)nf * sizeof(real), cudaMemcpyDefault), err);
     k_halo_scatter<<<gpu_blocks_for(n * (size_t)nf), GPU_THREADS>>>(a, idx, n, stage, (int)op);
     GPU_LAUNCHED("halo_scatter", err);
     state_of(s)->host_current = 0;
@@ -279,7 +287,7 @@ static int cuda_halo_remove(sim *s, const int32_t *idx, size_t count, sl_err *er
 
 /* The records of the listed particles: the persistent fields gathered column by column, then the
  * ids, kinds and tags, into the staging buffer in record_columns' layout, and one copy down. */
-static int cuda_halo_fetch(sim *s, const int32_t *idx, size_t n, void *cols, sl_err *err)
+static int cuda_halo_fetch(sim *s, const int32_t *idx, size_t n, void *cols, int ghost, sl_err *err)
 {
     cuda_sim *st = state_of(s);
     if (!st)
@@ -304,7 +312,11 @@ static int cuda_halo_fetch(sim *s, const int32_t *idx, size_t n, void *cols, sl_
             return rc;
     if ((rc = gpu_gather_ids(st->id, st->type, st->tag, v.id, v.type, v.tag, list, n, err)))
         return rc;
-    GPU_TRY(cudaMemcpy(cols, st->halo_stage.ptr, bytes, cudaMemcpyDeviceToHost), err);
+    if (ghost) {
+        k_ghost_ids<<<gpu_blocks_for(n), GPU_THREADS>>>(v.id, n);
+        GPU_LAUNCHED("ghost_ids", err);
+    }
+    GPU_TRY(cudaMemcpy(cols, st->halo_stage.ptr, bytes, cudaMemcpyDefault), err); /* host or device */
     return SL_OK;
 }
 
@@ -328,7 +340,7 @@ static int cuda_halo_append(sim *s, const void *cols, size_t n, sl_err *err)
     const size_t bytes = record_columns_bytes(np, n);
     if ((rc = gpu_scratch_reserve(&st->halo_stage, bytes, err)))
         return rc;
-    GPU_TRY(cudaMemcpy(st->halo_stage.ptr, cols, bytes, cudaMemcpyHostToDevice), err);
+    GPU_TRY(cudaMemcpy(st->halo_stage.ptr, cols, bytes, cudaMemcpyDefault), err);
     record_columns v = record_columns_at(st->halo_stage.ptr, np, n);
     const real *f = v.f;
     for (int k = 0; k < st->nfields; ++k) {
@@ -448,7 +460,9 @@ static void cuda_host_buffer_free(sim *s, backend_buffer *buf)
     buf->cap = 0;
 }
 
-extern "C" const backend_halo_hooks cuda_halo_hooks = {cuda_halo_gather,      cuda_halo_scatter, cuda_halo_drop,
-                                                       cuda_halo_ids_to_host, cuda_halo_fetch,   cuda_halo_remove,
-                                                       cuda_halo_append,      cuda_halo_after_sort,
-                                                       cuda_host_buffer,      cuda_host_buffer_free, cuda_halo_select};
+extern "C" const backend_halo_hooks cuda_halo_hooks = {
+    cuda_halo_gather,      cuda_halo_scatter,     cuda_halo_drop,        cuda_halo_ids_to_host,
+    cuda_halo_fetch,       cuda_halo_remove,      cuda_halo_append,      cuda_halo_after_sort,
+    cuda_host_buffer,      cuda_host_buffer_free, cuda_halo_select,      cuda_peer_buffer,
+    cuda_peer_buffer_free, cuda_peer_export,      cuda_peer_open,        cuda_peer_close,
+    cuda_peer_copy,        cuda_peer_wait};

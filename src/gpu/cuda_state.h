@@ -94,6 +94,15 @@ void cuda_release(sim *s);
 const void *cuda_upload(sim *s, backend_buffer *buf, const void *host, size_t bytes);
 void cuda_buffer_free(sim *s, backend_buffer *buf);
 
+/* cuda_peer.cu: the halo's exchanges GPU to GPU (backend.halo's peer hooks, CUDA IPC). */
+int cuda_peer_buffer(sim *s, backend_buffer *buf, size_t bytes);
+void cuda_peer_buffer_free(sim *s, backend_buffer *buf);
+int cuda_peer_export(sim *s, const backend_buffer *buf, peer_handle *h, sl_err *err);
+int cuda_peer_open(sim *s, const peer_handle *h, void **ptr, sl_err *err);
+void cuda_peer_close(sim *s, void *ptr);
+int cuda_peer_copy(sim *s, void *dst, const void *src, size_t bytes, sl_err *err);
+int cuda_peer_wait(sim *s, sl_err *err);
+
 /* cuda_binning.cu: the backend's build_cells. */
 int cuda_build_cells(sim *s, sl_err *err);
 

@@ -205,8 +205,10 @@ void domain_describe(const sim *s, char *buf, size_t len)
     if (d->builds > 0 && w > 0 && (size_t)w < len)
         w += snprintf(buf + w, len - (size_t)w, ")");
     if (d->steps > 0 && w > 0 && (size_t)w < len)
-        snprintf(buf + w, len - (size_t)w, "; ms per step waiting for the other ranks (longest): %.3g",
-                 1e3 * most[DT_WAIT] / (double)d->steps);
+        w += snprintf(buf + w, len - (size_t)w, "; ms per step waiting for the other ranks (longest): %.3g",
+                      1e3 * most[DT_WAIT] / (double)d->steps);
+    if (d->transfer_decided && w > 0 && (size_t)w < len)
+        snprintf(buf + w, len - (size_t)w, "; exchanges %s", domain_transfer_path(d));
 }
 
 /* The lists of particles to send (the decomposition's own scratch, freed with it). */
@@ -234,17 +236,6 @@ void routes_free(routes *r)
     memset(r, 0, sizeof *r);
 }
 
-/* An exchange buffer (mpi_exchange.c's grow) freed as the backend allocated it. */
-static void domain_buffer_free(sim *s, backend_buffer *b)
-{
-    if (s->be && s->be->halo && s->be->halo->host_buffer_free)
-        s->be->halo->host_buffer_free(s, b);
-    else
-        free(b->ptr);
-    b->ptr = NULL;
-    b->cap = 0;
-}
-
 void domain_detach(sim *s)
 {
     struct domain *d = s->domain;
@@ -259,8 +250,8 @@ void domain_detach(sim *s)
     free(d->counts);
     routes_free(&d->moves);
     free(d->send_order);
-    domain_buffer_free(s, &d->sendbuf);
-    domain_buffer_free(s, &d->recvbuf);
+    domain_transfer_free(d, s);
+    free(d->notices);
     free(d->plan_slot);
     free(d->field_order);
     free(d->field_counts);

@@ -1,7 +1,7 @@
 /* mpi_domain.h: the MPI domain's state, shared by its files: mpi_domain.c (start, attach, the
  * engine's collectives), mpi_slabs.c (cuts, balance, migration), mpi_select.c (which particles go
  * where), mpi_halo.c (the ghosts), mpi_exchange.c (particles as records between ranks, the halo's
- * plan), mpi_gather.c (the whole state on the root). */
+ * plan), mpi_transfer.c (how the exchanges' bytes cross), mpi_gather.c (the whole state on the root). */
 #ifndef SLUICE_MPI_DOMAIN_H
 #define SLUICE_MPI_DOMAIN_H
 
@@ -82,7 +82,14 @@ struct domain {
     routes moves;      /* scratch: the particles that migrate, or go out as ghosts */
     int32_t *send_order; /* their places in the order they go out (by destination), [send_order_cap] */
     size_t send_order_cap;
-    backend_buffer sendbuf, recvbuf; /* the exchanges' host buffers (mpi_exchange.c's grow) */
+    /* the exchanges' buffers and how their bytes cross (mpi_transfer.c): host memory, or device
+     * memory copied GPU to GPU (direct), the other ranks' send buffers mapped here (peers) */
+    backend_buffer sendbuf, recvbuf;
+    int transfer_decided, direct;
+    uint64_t send_generation, handle_generation; /* the send buffer's, and that of send_handle */
+    peer_handle send_handle;
+    struct peer_map *peers;              /* [size] */
+    struct transfer_notice *notices;     /* [2 size]: where each rank's items lie, out and in */
     int *counts;       /* [4 size]: send counts, send offsets, receive counts, receive offsets */
     /* wall time spent in the decomposition's own work, by phase (domain_describe reports it) */
     double seconds[DOMAIN_TIMERS];
@@ -145,6 +152,23 @@ int domain_balance_if_due(struct domain *d, sim *s, sl_err *err);
 
 /* Sends every particle whose column another rank owns to that rank (mpi_slabs.c). */
 int domain_migrate(struct domain *d, sim *s, sl_err *err);
+
+/* d->sendbuf and d->recvbuf with room for send_bytes and recv_bytes (contents not kept): host
+ * memory, or device memory where the exchanges go GPU to GPU (mpi_transfer.c; decided, collectively,
+ * at the first call). */
+int domain_transfer_room(struct domain *d, sim *s, size_t send_bytes, size_t recv_bytes, sl_err *err);
+
+/* Items from d->sendbuf to the other ranks' d->recvbuf, as ncol columns: column c's items are
+ * size[c] bytes and start at the buffer's nsend (nrecv) items of every column before it; scount
+ * and soff (rcount and roff) give each rank's count and first item, in items. Collective. */
+int domain_transfer(struct domain *d, sim *s, const size_t *size, int ncol, size_t nsend, size_t nrecv,
+                    const int *scount, const int *soff, const int *rcount, const int *roff, sl_err *err);
+
+/* How the exchanges cross: "through host memory", "GPU to GPU (CUDA IPC)", or "" before the first. */
+const char *domain_transfer_path(const struct domain *d);
+
+/* The buffers and the peers' mappings freed (domain_detach, while the backend holds its state). */
+void domain_transfer_free(struct domain *d, sim *s);
 
 /* s->p keeps the particles whose keep[i] is set, in their order; returns how many. */
 size_t domain_compact(particles *p, const uint8_t *keep, int32_t *cell);

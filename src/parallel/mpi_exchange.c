@@ -1,7 +1,8 @@
 /* mpi_exchange.c: particles sent between ranks as records (migration, ghosts): a particle travels
  * as its persistent fields, id, type and tag; the rates (transient fields) are not sent, every force
  * pass writes them again after the cells are rebuilt. A batch goes as columns (record_columns,
- * backend.h), one exchange per column, so a device packs and unpacks it where the particles are.
+ * backend.h), so a device packs and unpacks it where the particles are, and the columns cross as
+ * mpi_transfer.c sends them (through the host, or GPU to GPU).
  * And fields along the halo's plan (the ghosts' refresh), through the backend's halo hooks. */
 #include "mpi_domain.h"
 
@@ -29,23 +30,9 @@ size_t domain_compact(particles *p, const uint8_t *keep, int32_t *cell)
     return j;
 }
 
-/* A transfer buffer of at least n bytes, its contents not kept: the backend's page-locked memory
- * where it has some (backend.halo.host_buffer), else malloc's. */
-static int grow(sim *s, backend_buffer *b, size_t n)
-{
-    if (n <= b->cap)
-        return 0;
-    size_t c = n + n / 4 + 4096;
-    if (s->be->halo->host_buffer)
-        return s->be->halo->host_buffer(s, b, c);
-    free(b->ptr);
-    b->ptr = malloc(c);
-    b->cap = b->ptr ? c : 0;
-    return b->ptr ? 0 : -1;
-}
-
-/* Particles order[0 .. n) of the host arrays into record columns (the device's fetch, on the host). */
-static void pack_columns(const particles *p, const int32_t *order, size_t n, void *buf)
+/* Particles order[0 .. n) of the host arrays into record columns (the device's fetch, on the host);
+ * ghost: their ids as -1 - id. */
+static void pack_columns(const particles *p, const int32_t *order, size_t n, int ghost, void *buf)
 {
     record_columns c = record_columns_at(buf, record_columns_fields(p), n);
     real *f = c.f;
@@ -57,7 +44,7 @@ static void pack_columns(const particles *p, const int32_t *order, size_t n, voi
         f += n;
     }
     for (size_t j = 0; j < n; ++j) {
-        c.id[j] = p->id[order[j]];
+        c.id[j] = ghost ? -1 - p->id[order[j]] : p->id[order[j]];
         c.type[j] = p->type[order[j]];
         c.tag[j] = p->tag[order[j]];
     }
@@ -128,19 +115,17 @@ static int order_by_destination(struct domain *d, const routes *r, int32_t **ord
 }
 
 /* The record columns in d->sendbuf (nsend particles, by destination) to the other ranks; nrecv arrive
- * in d->recvbuf, those of lower ranks first: an exchange per column, the counts in particles. */
-static void exchange_columns(struct domain *d, int np, size_t nsend, size_t nrecv)
+ * in d->recvbuf, those of lower ranks first: the counts in particles. */
+static int exchange_columns(struct domain *d, sim *s, int np, size_t nsend, size_t nrecv, sl_err *err)
 {
     int R = d->size;
-    int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
-    record_columns out = record_columns_at(d->sendbuf.ptr, np, nsend);
-    record_columns in = record_columns_at(d->recvbuf.ptr, np, nrecv);
+    size_t size[PF_MAX + 3];
     for (int j = 0; j < np; ++j)
-        MPI_Alltoallv(out.f + (size_t)j * nsend, scount, soff, DOMAIN_MPI_REAL, in.f + (size_t)j * nrecv, rcount,
-                      roff, DOMAIN_MPI_REAL, d->comm);
-    MPI_Alltoallv(out.id, scount, soff, MPI_INT32_T, in.id, rcount, roff, MPI_INT32_T, d->comm);
-    MPI_Alltoallv(out.type, scount, soff, MPI_UINT8_T, in.type, rcount, roff, MPI_UINT8_T, d->comm);
-    MPI_Alltoallv(out.tag, scount, soff, MPI_UINT8_T, in.tag, rcount, roff, MPI_UINT8_T, d->comm);
+        size[j] = sizeof(real);
+    size[np] = sizeof(int32_t); /* ids, kinds, tags (record_columns) */
+    size[np + 1] = size[np + 2] = 1;
+    return domain_transfer(d, s, size, np + 3, nsend, nrecv, d->counts, d->counts + R, d->counts + 2 * R,
+                           d->counts + 3 * R, err);
 }
 
 int domain_staged(const sim *s)
@@ -161,20 +146,14 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles to exchange at once exceed MPI's int counts; "
                        "run on more ranks", nsend > nrecv ? nsend : nrecv);
     SL_TRY(order_by_destination(d, r, &d->send_order, &d->send_order_cap, err));
-    if (grow(s, &d->sendbuf, record_columns_bytes(np, nsend)) || grow(s, &d->recvbuf, record_columns_bytes(np, nrecv)))
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to exchange",
-                       nsend + nrecv);
-    if (staged) /* the records come from the device, in the order they go out */
-        SL_TRY(h->fetch(s, d->send_order, nsend, d->sendbuf.ptr, err));
+    SL_TRY(domain_transfer_room(d, s, record_columns_bytes(np, nsend), record_columns_bytes(np, nrecv), err));
+    /* the records in the order they go out, ghosts (copies) known by their ids as -1 - id */
+    if (staged) /* from the device */
+        SL_TRY(h->fetch(s, d->send_order, nsend, d->sendbuf.ptr, as_ghost, err));
     else
-        pack_columns(p, d->send_order, nsend, d->sendbuf.ptr);
-    if (as_ghost) { /* copies: known by their ids as -1 - id */
-        int32_t *id = record_columns_at(d->sendbuf.ptr, np, nsend).id;
-        for (size_t k = 0; k < nsend; ++k)
-            id[k] = -1 - id[k];
-    }
+        pack_columns(p, d->send_order, nsend, as_ghost, d->sendbuf.ptr);
     t = domain_lap(d, DT_FETCH, t);
-    exchange_columns(d, np, nsend, nrecv);
+    SL_TRY(exchange_columns(d, s, np, nsend, nrecv, err));
     t = domain_lap(d, DT_MPI, t);
     if (!as_ghost && r->n > 0 && staged) { /* the movers leave, the rest keep their order */
         size_t before = p->n;
@@ -274,20 +253,11 @@ static int send_fields(struct domain *d, sim *s, const int *fields, int nf, int 
     const int *from = back ? ghost_side : plan_side, *to = back ? plan_side : ghost_side;
     const int32_t *read = back ? d->slot_at : d->order_at, *write = back ? d->order_at : d->slot_at;
     size_t nsend = back ? d->plan_recv : d->plan_send, nrecv = back ? d->plan_send : d->plan_recv, w = (size_t)nf;
-    if (grow(s, &d->sendbuf, nsend * w * sizeof(real)) || grow(s, &d->recvbuf, nrecv * w * sizeof(real)))
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu values to exchange",
-                       (nsend + nrecv) * w);
-    if ((nsend + nrecv) * w > (size_t)INT32_MAX)
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu values to exchange at once exceed MPI's int counts; "
-                       "run on more ranks", (nsend + nrecv) * w);
-    int *c = d->counts; /* the plan's counts and offsets in values, nf a ghost */
-    for (int q = 0; q < 2 * R; ++q) {
-        c[q] = from[q] * nf;
-        c[2 * R + q] = to[q] * nf;
-    }
+    SL_TRY(domain_transfer_room(d, s, nsend * w * sizeof(real), nrecv * w * sizeof(real), err));
     real *out = (real *)d->sendbuf.ptr, *in = (real *)d->recvbuf.ptr;
     SL_TRY(h->gather(s, fields, nf, read, nsend, out, err));
-    MPI_Alltoallv(out, c, c + R, DOMAIN_MPI_REAL, in, c + 2 * R, c + 3 * R, DOMAIN_MPI_REAL, d->comm);
+    const size_t item = w * sizeof(real); /* a ghost's nf values; the plan's counts are in ghosts */
+    SL_TRY(domain_transfer(d, s, &item, 1, nsend, nrecv, from, from + R, to, to + R, err));
     if (!back)
         return h->scatter(s, fields, nf, write, nrecv, in, HALO_SET, err);
     /* a particle that is a ghost on two ranks gets both values, in rank order: a call per rank, in

@@ -146,7 +146,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
             p2m_grid_free(&grid);
         return rc;
     }
-    char shares[512];
+    char shares[1024];
     domain_describe(s, shares, sizeof shares);
     if (!o->quiet && shares[0])
         fprintf(stderr, "sluice: %s\n", shares);

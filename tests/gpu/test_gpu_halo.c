@@ -158,19 +158,21 @@ static void hooks(void **state)
     for (int k = 0; k < s.p.nfields; ++k)
         np += !s.p.transient[k];
     void *buf = malloc(record_columns_bytes(np, m));
-    if (gpu->fetch(&s, idx, m, buf, &err))
-        fail_msg("%s", err.msg);
-    record_columns c = record_columns_at(buf, np, m);
-    for (size_t j = 0; j < m; ++j) {
-        const real *f = c.f + j;
-        for (int k = 0; k < r.p.nfields; ++k)
-            if (!r.p.transient[k]) {
-                assert_memory_equal(f, &r.p.f[k][idx[j]], sizeof *f);
-                f += m;
-            }
-        assert_int_equal(c.id[j], r.p.id[idx[j]]);
-        assert_int_equal(c.type[j], r.p.type[idx[j]]);
-        assert_int_equal(c.tag[j], r.p.tag[idx[j]]);
+    for (int ghost = 0; ghost < 2; ++ghost) { /* as themselves, then as ghosts: ids -1 - id */
+        if (gpu->fetch(&s, idx, m, buf, ghost, &err))
+            fail_msg("%s", err.msg);
+        record_columns c = record_columns_at(buf, np, m);
+        for (size_t j = 0; j < m; ++j) {
+            const real *f = c.f + j;
+            for (int k = 0; k < r.p.nfields; ++k)
+                if (!r.p.transient[k]) {
+                    assert_memory_equal(f, &r.p.f[k][idx[j]], sizeof *f);
+                    f += m;
+                }
+            assert_int_equal(c.id[j], ghost ? -1 - r.p.id[idx[j]] : r.p.id[idx[j]]);
+            assert_int_equal(c.type[j], r.p.type[idx[j]]);
+            assert_int_equal(c.tag[j], r.p.tag[idx[j]]);
+        }
     }
     free(buf);
     sim_sync_host(&s); /* stale since the removal: every array again */
@@ -182,7 +184,7 @@ static void hooks(void **state)
     size_t n0 = s.p.n, count = 2 * n0 + 17;
     assert_int_equal(particles_resize(&r.p, n0 + count, &err), SL_OK);
     buf = malloc(record_columns_bytes(np, count));
-    c = record_columns_at(buf, np, count);
+    record_columns c = record_columns_at(buf, np, count);
     for (size_t i = n0; i < n0 + count; ++i) {
         size_t from = i % n0, j = i - n0; /* near a particle there, inside the grid */
         real *f = c.f + j;
