@@ -101,7 +101,7 @@ static void silent_pass_failure_is_reported(void **state)
 
 /* The summary counts the time spent writing snapshots and checkpoints (the first snapshot, the last,
  * the final checkpoint) as part of the run's wall time, so the rate without output is the
- * stepping's. */
+ * stepping's; and the steps after the first apart (the steady rate scaling figures compare). */
 static void output_time_is_counted(void **state)
 {
     (void)state;
@@ -120,6 +120,12 @@ static void output_time_is_counted(void **state)
     assert_int_equal(sum.snapshots, 2);
     assert_true(sum.output_seconds > 0);
     assert_true(sum.output_seconds < sum.wall_seconds);
+    /* the steady figure: the 19 steps after the first, their time within what is left without output
+     * (the first step's is not in it) */
+    assert_int_equal(sum.steady_steps, 19);
+    assert_true(sum.steady_seconds > 0);
+    assert_true(sum.steady_seconds < sum.wall_seconds - sum.output_seconds);
+    assert_true(sum.particles == (double)s.p.n);
     sim_free(&s);
     scene_free(&sc);
     remove_tree(dir);

@@ -43,6 +43,7 @@ enum domain_timer {
     DT_WAIT,     /* waiting at the step's time-step agreement for the other ranks: after the step's
                   * work (the device's too, which the time step waits for), so the largest is how far
                   * the slowest rank's step is behind the fastest's */
+    DT_STEP,     /* a whole step, from one time-step agreement to the next (what the others are of) */
     DOMAIN_TIMERS
 };
 
@@ -95,11 +96,22 @@ struct domain {
     double seconds[DOMAIN_TIMERS];
     long builds;       /* cell builds timed */
     long steps;        /* time steps agreed (DT_WAIT's count) */
+    double step_mark;  /* MPI_Wtime at the last agreement (DT_STEP's), 0 before the first */
+    long whole_steps;  /* steps DT_STEP timed */
+    /* SLUICE_MPI_SYNC_TIMERS set: each phase waits for the device's queued work before it is timed,
+     * so that the device's time shows in the phase that queued it (slower; for finding where a
+     * step's time goes) */
+    int (*sync_device)(sim *s, sl_err *err);
+    sim *sim;
 };
 
 /* Adds the time since t0 to timer k; returns the time now (the next phase's start). */
 static inline double domain_lap(struct domain *d, int k, double t0)
 {
+    if (d->sync_device) {
+        sl_err ignored;
+        d->sync_device(d->sim, &ignored); /* a device error shows again at the next real call */
+    }
     double t = MPI_Wtime();
     d->seconds[k] += t - t0;
     return t;

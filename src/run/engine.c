@@ -164,6 +164,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     double wall0 = progress_now();
     long steps0 = s->step;
     double dt_first = 0;
+    double steady_wall0 = 0, steady_output0 = 0; /* at the end of the first step */
 
     int quit = 0; /* an observer (the viewer's q) ended the run */
     if (!o->restart)
@@ -202,6 +203,14 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
         if (rc == SL_OK)
             rc = notify_observers(o, s, &quit, err);
         progress_update(&pr, s->t, s->step - steps0);
+        if (s->step - steps0 == 1) {
+            steady_wall0 = progress_now();
+            steady_output0 = sum->output_seconds;
+        }
+    }
+    if (s->step - steps0 > 1) {
+        sum->steady_steps = s->step - steps0 - 1;
+        sum->steady_seconds = progress_now() - steady_wall0 - (sum->output_seconds - steady_output0);
     }
     progress_finish(&pr, s->t, s->step - steps0);
     if (rc == SL_OK || rc == SL_INTERRUPTED) { /* the shares after balancing */
@@ -223,6 +232,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     sum->wall_seconds = progress_now() - wall0;
     /* a rank that failed calls no collective on its way out: the command stops every rank */
     double particles = rc == SL_OK || rc == SL_INTERRUPTED ? (double)domain_total_particles(s) : (double)s->p.n;
+    sum->particles = particles;
     sum->particle_steps_per_second =
         sum->wall_seconds > 0 ? (double)sum->steps * particles / sum->wall_seconds : 0;
     sum->snapshots = series.count;

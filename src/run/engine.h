@@ -33,6 +33,11 @@ typedef struct run_summary {
     double output_seconds;  /* of wall_seconds, spent writing snapshots and checkpoints (gathered from
                              * every MPI rank on the root: a share that grows with the ranks) */
     double particle_steps_per_second;
+    double particles;       /* on every rank together, at the end */
+    /* the steps after the first (whose first passes run the autotuner's trials and first-touch
+     * allocations) and their wall time less the output among them: the stepping's steady rate */
+    long steady_steps;
+    double steady_seconds;
     int snapshots;
     int signal;             /* SIGINT/SIGTERM that stopped the run, else 0 */
     int quit;               /* an observer ended the run */
