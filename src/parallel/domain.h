@@ -76,6 +76,10 @@ int domain_distribute(sim *s, sl_err *err);
  * instability on every rank alike). */
 double domain_min_time_step(const sim *s, double dt);
 
+/* The wall time of the step just taken, its time-step agreement included (the engine's): what the
+ * balance by work compares, less the wait for the other ranks. */
+void domain_note_step(sim *s, double seconds);
+
 /* Whether any rank was asked to stop (SIGINT/SIGTERM reach the ranks at different steps). */
 int domain_any(const sim *s, int flag);
 

@@ -160,6 +160,17 @@ int domain_attach(sim *s, double reach, sl_err *err)
     /* the cell build's whole-array path on a device too: the staged path's reference
      * (tests/mpi_test.sh cuda compares the two bit for bit) */
     d->whole_arrays = getenv("SLUICE_MPI_WHOLE_ARRAYS") != NULL;
+    const char *balance = getenv("SLUICE_MPI_BALANCE");
+    if (balance && strcmp(balance, "time") != 0 && strcmp(balance, "count") != 0) {
+        free(d->first);
+        free(d->counts);
+        free(d->field_counts);
+        free(d);
+        return sl_fail(err, SL_ERR_INPUT, "environment variable SLUICE_MPI_BALANCE=%s: accepted: time (the "
+                       "default: by each rank's measured work) or count (by particle count)", balance);
+    }
+    d->by_time = !balance || strcmp(balance, "time") == 0;
+    d->skip_note = 1;
     d->sim = s;
     if (getenv("SLUICE_MPI_SYNC_TIMERS"))
         d->sync_device = s->be->halo->peer_wait; /* NULL on the CPU, which queues nothing */
@@ -207,6 +218,20 @@ void domain_describe(const sim *s, char *buf, size_t len)
         w += snprintf(buf + w, len - (size_t)w, " %s %.3g", names[k], 1e3 * most[k] / (double)d->builds);
     if (d->builds > 0 && w > 0 && (size_t)w < len)
         w += snprintf(buf + w, len - (size_t)w, ")");
+    /* what the balance by work compares (every rank has timed as many steps) */
+    double worked = d->busy_run_steps > 0 ? 1e3 * d->busy_run / (double)d->busy_run_steps : 0;
+    double *each = malloc((size_t)d->size * sizeof *each);
+    if (each)
+        MPI_Allgather(&worked, 1, MPI_DOUBLE, each, 1, MPI_DOUBLE, d->comm);
+    if (each && d->busy_run_steps > 0 && w > 0 && (size_t)w < len) {
+        w += snprintf(buf + w, len - (size_t)w, "; ms worked per step per rank");
+        for (int r = 0; r < d->size && w > 0 && (size_t)w < len; ++r)
+            w += snprintf(buf + w, len - (size_t)w, " %.4g", each[r]);
+        if (w > 0 && (size_t)w < len)
+            w += snprintf(buf + w, len - (size_t)w, " (balanced by %s; %ld balances by work)",
+                          d->by_time ? "work" : "count", d->time_balances);
+    }
+    free(each);
     if (d->whole_steps > 0 && w > 0 && (size_t)w < len)
         w += snprintf(buf + w, len - (size_t)w, "; ms per step (slowest rank): whole %.4g, waiting for the other ranks %.3g",
                       1e3 * most[DT_STEP] / (double)d->whole_steps, 1e3 * most[DT_WAIT] / (double)d->steps);
@@ -277,7 +302,9 @@ double domain_min_time_step(const sim *s, double dt)
     double mine = dt == dt ? dt : 0.0, all, t = MPI_Wtime();
     MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MIN, s->domain->comm);
     struct domain *d = s->domain;
+    double t0 = t;
     t = domain_lap(d, DT_WAIT, t);
+    d->last_wait = t - t0;
     d->steps++;
     if (d->step_mark > 0) {
         d->seconds[DT_STEP] += t - d->step_mark;
@@ -285,6 +312,22 @@ double domain_min_time_step(const sim *s, double dt)
     }
     d->step_mark = t;
     return all;
+}
+
+void domain_note_step(sim *s, double seconds)
+{
+    struct domain *d = s->domain;
+    if (!d)
+        return;
+    if (d->skip_note) {
+        d->skip_note = 0;
+        return;
+    }
+    double worked = seconds - d->last_wait;
+    d->busy += worked;
+    d->busy_steps++;
+    d->busy_run += worked;
+    d->busy_run_steps++;
 }
 
 int domain_any(const sim *s, int flag)

@@ -14,6 +14,14 @@
  * DOMAIN_IMBALANCE (the flow may have moved without the counts showing it yet). */
 enum { DOMAIN_BALANCE_EVERY = 100 };
 #define DOMAIN_IMBALANCE 1.10 /* largest rank's count over the mean that moves the cuts at once */
+/* Balancing by time (the default; SLUICE_MPI_BALANCE=count balances by particle count only): every
+ * DOMAIN_TIMED_STEPS steps the ranks compare how long each worked per step (its steps less its
+ * waits for the others); when the slowest worked more than DOMAIN_TIME_IMBALANCE times the mean,
+ * the cuts move so that each rank gets as much work, a particle weighing what one of its rank's
+ * cost per step in that window. A fluid particle costs more than a wall particle, and ranks of equal
+ * counts but unequal fluid wait for each other (6 of a 36 ms step at 2 x 17.4M, docs/performance.md). */
+enum { DOMAIN_TIMED_STEPS = 20 };
+#define DOMAIN_TIME_IMBALANCE 1.03
 
 /* Where particles go: particle idx[k] of this rank to rank dest[k], k < n. */
 typedef struct routes {
@@ -58,6 +66,15 @@ struct domain {
     double width;      /* its cells' width along the axis, m */
     long checked_step; /* the step whose balance was last checked */
     long balanced_step;
+    int by_time;       /* balance by measured work (SLUICE_MPI_BALANCE, default) rather than by count */
+    double busy;       /* seconds this rank worked in its timed steps since the last comparison */
+    long busy_steps;   /* those steps (the same on every rank) */
+    int skip_note;     /* the next step is not timed (the run's first: the autotuner; a balance's) */
+    double last_wait;  /* the last time-step agreement's wait, s */
+    double cost;       /* this rank's seconds per particle and step in the last comparison (0: none) */
+    double busy_run;   /* over the whole run: seconds worked in timed steps, and those steps */
+    long busy_run_steps;
+    long time_balances; /* balances that moved the cuts by work */
     size_t ghosts;     /* ghosts appended by the last exchange (0 once dropped) */
     int whole_arrays;  /* SLUICE_MPI_WHOLE_ARRAYS set: the cell build copies every array each way even
                         * where the backend could stage it (domain_staged) */

@@ -1,9 +1,10 @@
-/* mpi_slabs.c: the slabs of an MPI run: the first cuts, the balance by particle count, the migration
- * of particles to the rank whose slab they entered. */
+/* mpi_slabs.c: the slabs of an MPI run: the first cuts, the balance by work or by particle count, the
+ * migration of particles to the rank whose slab they entered. */
 #include "mpi_domain.h"
 
 #include "slab_cuts.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,36 +75,84 @@ int domain_distribute(sim *s, sl_err *err)
     return s->be->build_cells(s, err);
 }
 
-/* Moves the cuts when the counts drift more than DOMAIN_IMBALANCE apart, or every
- * DOMAIN_BALANCE_EVERY steps; checked once per step. */
+/* The work of each rank over the last DOMAIN_TIMED_STEPS timed steps, compared (every rank gets the
+ * same answer): how far the slowest is above the mean, and this rank's cost per particle and step
+ * kept for the cuts. 0 while the window is not full yet. */
+static double work_imbalance(struct domain *d, size_t n, sl_err *err, int *failed)
+{
+    *failed = 0;
+    if (!d->by_time || d->busy_steps < DOMAIN_TIMED_STEPS)
+        return 0;
+    int R = d->size;
+    double mine = d->busy / (double)d->busy_steps, *each = malloc((size_t)R * sizeof *each);
+    if (!each) {
+        *failed = sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
+        return 0;
+    }
+    MPI_Allgather(&mine, 1, MPI_DOUBLE, each, 1, MPI_DOUBLE, d->comm);
+    double most = 0, sum = 0;
+    for (int r = 0; r < R; ++r) {
+        most = each[r] > most ? each[r] : most;
+        sum += each[r];
+    }
+    free(each);
+    d->cost = n > 0 ? mine / (double)n : 0;
+    d->busy = 0;
+    d->busy_steps = 0;
+    return sum > 0 ? most * R / sum : 1.0;
+}
+
+/* Particles per column as the cuts weigh them: by count, or by work (each particle of this rank
+ * weighs its rank's cost per particle over the mean rank's, in 1/1024ths), summed over the ranks
+ * into count[ncols .. 2 ncols). */
+static int weighed_columns(struct domain *d, sim *s, int by_work, int64_t *count, sl_err *err)
+{
+    /* (staged, the host's positions are not current: the slab axis's come down, once a balance) */
+    SL_TRY(domain_staged(s) ? s->be->halo->ids_to_host(s, PF_X + d->axis, err) : SL_OK);
+    column_counts(d, &s->p, count);
+    if (by_work) {
+        double costs[2] = {d->cost, d->cost > 0}, all[2]; /* the mean over the ranks that have particles */
+        MPI_Allreduce(costs, all, 2, MPI_DOUBLE, MPI_SUM, d->comm);
+        double weight = d->cost > 0 && all[0] > 0 ? 1024.0 * d->cost * all[1] / all[0] : 1024.0;
+        for (int c = 0; c < d->ncols; ++c)
+            count[c] = (int64_t)llround((double)count[c] * weight);
+    }
+    MPI_Allreduce(count, count + d->ncols, d->ncols, MPI_INT64_T, MPI_SUM, d->comm);
+    return SL_OK;
+}
+
+/* Moves the cuts when the work (by time: DOMAIN_TIME_IMBALANCE) or the counts (DOMAIN_IMBALANCE;
+ * by time only until the first comparison) drift apart, or every DOMAIN_BALANCE_EVERY steps;
+ * checked once per step. */
 int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
 {
     if (s->step == d->checked_step)
         return SL_OK;
     d->checked_step = s->step;
-    int R = d->size;
+    int R = d->size, failed;
+    double work = work_imbalance(d, s->p.n, err, &failed);
+    if (failed)
+        return failed;
     int64_t mine = (int64_t)s->p.n, *per_rank = malloc((size_t)R * sizeof *per_rank);
     if (!per_rank)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
     MPI_Allgather(&mine, 1, MPI_INT64_T, per_rank, 1, MPI_INT64_T, d->comm);
-    double imbalance = slab_imbalance(per_rank, R);
+    double counts = slab_imbalance(per_rank, R);
     free(per_rank);
-    if (imbalance <= DOMAIN_IMBALANCE && s->step - d->balanced_step < DOMAIN_BALANCE_EVERY)
+    int by_work = d->by_time && d->cost > 0; /* the same on every rank: all compared at once */
+    int due = by_work ? work > DOMAIN_TIME_IMBALANCE : counts > DOMAIN_IMBALANCE;
+    if (!due && s->step - d->balanced_step < DOMAIN_BALANCE_EVERY)
         return SL_OK;
     int64_t *count = malloc(2 * (size_t)d->ncols * sizeof *count);
     if (!count)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
-    /* (staged, the host's positions are not current: the slab axis's come down, once a balance) */
-    int rc = domain_staged(s) ? s->be->halo->ids_to_host(s, PF_X + d->axis, err) : SL_OK;
-    if (rc) {
-        free(count);
-        return rc;
-    }
-    column_counts(d, &s->p, count);
-    MPI_Allreduce(count, count + d->ncols, d->ncols, MPI_INT64_T, MPI_SUM, d->comm);
-    rc = cut(d, count + d->ncols, err);
+    int rc = weighed_columns(d, s, by_work, count, err);
+    if (rc == SL_OK)
+        rc = cut(d, count + d->ncols, err);
     free(count);
     d->balanced_step = s->step;
+    d->time_balances += by_work;
+    d->skip_note = 1; /* this step's time holds the migration the new cuts cause */
     return rc;
 }
 

@@ -173,7 +173,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
         rc = notify_observers(o, s, &quit, err);
     while (rc == SL_OK && !quit && s->t < end * (1 - 1e-12) && !domain_any(s, stop_signal) &&
            (o->max_steps < 0 || s->step - steps0 < o->max_steps)) {
-        double dt;
+        double dt, step_wall0 = progress_now();
         if ((rc = sim_time_step(s, &dt, err)))
             break;
         dt = domain_min_time_step(s, dt); /* every rank takes the same step */
@@ -191,6 +191,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
         dt = fit_to_output(s->t, dt, t_next);
         if ((rc = sim_step(s, dt, err)))
             break;
+        domain_note_step(s, progress_now() - step_wall0); /* (the balance by work) */
         s->step++;
         s->t = (s->t + dt >= t_next * (1 - 1e-12)) ? t_next : s->t + dt;
         if (s->t >= t_next) {
