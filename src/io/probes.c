@@ -364,6 +364,8 @@ static gauge_heights gauge_heights_of(const scene *sc, double ztop, double zlow)
 static void gauge_sums(const sim *s, const probe_bins *b, const double at[2], const gauge_heights *gh, double *sf,
                        double *ss)
 {
+    if (gh->nh == 0)
+        return; /* dry on every rank */
     const scene *sc = s->sc;
     int dim = sc->dim;
     double h = sc->h_factor * sc->dp, support = 2.0 * h, zstart = gh->zstart, ds = gh->ds;
