@@ -48,7 +48,7 @@ static void test_still_column(void **state)
     sim s;
     open_sim(column, &sc, &s);
     double v[32];
-    io_probes_sample(&s, v);
+    io_probes_sample(&s, v, NULL);
     char header[512];
     assert_int_equal(io_probes_header(&sc, header, sizeof header), 11);
     assert_string_equal(header, "time[s],step,mid[Pa],wall[Pa],air[Pa],wet[m],dry[m],front[m],mass[kg/m],"
@@ -85,13 +85,13 @@ static void test_surface_threshold(void **state)
     sim s;
     open_sim(text, &sc, &s);
     double v[32];
-    io_probes_sample(&s, v);
+    io_probes_sample(&s, v, NULL);
     assert_true(isfinite(v[4]) && v[4] < 0.05 * 1000 * 9.81 * 0.1);
     sim_free(&s);
     scene_free(&sc);
     memcpy(at, "[0.05, 0.11]", 12); /* 2 dp above the surface: S = 0.02 */
     open_sim(text, &sc, &s);
-    io_probes_sample(&s, v);
+    io_probes_sample(&s, v, NULL);
     assert_true(isnan(v[4]));
     sim_free(&s);
     scene_free(&sc);
@@ -143,7 +143,7 @@ static void test_wall_sensors_hydrostatic(void **state)
             sim s;
             open_sim(hydro_scene(text, sizeof text, dp, gap), &sc, &s);
             double v[16];
-            assert_int_equal(io_probes_sample(&s, v), 0);
+            assert_int_equal(io_probes_sample(&s, v, NULL), 0);
             double side = v[2], floor_p = v[3], at_wall = v[4], dry = v[5], mid = v[6], beside = v[7];
             if (!(fabs(side - rg * (H - 0.1)) <= 0.01 * rg * (H - 0.1)))
                 fail_msg("dp %g, gap %g: side sensor %g Pa, expected %g", dp, gap, side, rg * (H - 0.1));
@@ -249,7 +249,7 @@ static void test_gauge_ignores_droplet_and_sheet(void **state)
         sim s;
         open_sim(text, &sc, &s);
         double v[8];
-        assert_int_equal(io_probes_sample(&s, v), 0);
+        assert_int_equal(io_probes_sample(&s, v, NULL), 0);
         if (!(fabs(v[3] - 0.1) <= 0.25 * dp))
             fail_msg("%dD: level %g m under a droplet at 0.205 m, expected 0.1", dim, v[3]);
         if (!(fabs(v[4] - 0.1) <= 0.25 * dp))

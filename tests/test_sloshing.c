@@ -71,7 +71,7 @@ static void test_first_mode(void **state)
         s.step++;
         if (s.t >= next && rows < MAXROWS) {
             sim_sync_host(&s);
-            io_probes_sample(&s, values);
+            io_probes_sample(&s, values, NULL);
             ts[rows] = s.t;
             as[rows++] = 0.5 * (values[cl] - values[cr]);
             next += 0.01;

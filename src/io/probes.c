@@ -3,7 +3,9 @@
  * where the interpolated fluid fraction crosses 1/2 (definitions in docs/output.md). Rows are
  * appended with one write() each and nothing is buffered in the process, so a kill -9 leaves every
  * finished row; a failed write (full disk, file size limit) is cut back to the last whole row and
- * stops the run. The per-particle math is in physics/probe_sample.h. */
+ * stops the run. The per-particle math is in physics/probe_sample.h. On several MPI ranks each rank
+ * samples its own particles and only the sums and maxima travel to the root, which writes (see
+ * io_probes_sample); the state is not gathered. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "probes.h"
@@ -273,11 +275,6 @@ static void sensor_sums(const sim *s, const probe_bins *b, const double q[3], do
 
 /* ---- level gauges ----------------------------------------------------------------------------- */
 
-typedef struct column_particle {
-    double z, r2, vol; /* height, squared horizontal distance from the gauge's vertical, volume */
-    int fluid;
-} column_particle;
-
 /* The level on the vertical through a gauge (see docs/output.md): the fluid fraction
  * phi = sum_fluid W V / max(1 - sum_solid W V, 1/4) is scanned upward in steps of dp/4 from below
  * the lowest fluid particle near the vertical; the level is where phi, having reached 1/2 (the
@@ -286,140 +283,246 @@ typedef struct column_particle {
  * count (scanning down from the top read 0.96 m over 0.15 m of water in SPHERIC Test 2). The solid
  * sum discounts the part of the kernel a wall takes (1/2 on a wall, so a gauge beside a wall reads
  * the water beside it; the floor 1/4 keeps a corner finite). A lone particle gives phi <= W(0)
- * dp^dim = 0.14 (2D) or 0.05 (3D): droplets and spray never reach 1/2. NaN when dry. */
-static int gauge_level(const sim *s, const probe_bins *b, const double at[2], column_particle **buf, size_t *cap,
-                       double *level)
+ * dp^dim = 0.14 (2D) or 0.05 (3D): droplets and spray never reach 1/2. NaN when dry.
+ *
+ * The sums at the scan's heights are sums over particles, so on several ranks each rank sums its own
+ * on heights every rank agrees on (from the fluid's extent near the vertical, a maximum over the
+ * ranks) and the root adds them up and scans: three passes, gauge_extent, gauge_sums, gauge_scan. */
+
+/* What a particle adds to a gauge: its height, squared horizontal distance from the vertical and
+ * volume. */
+typedef struct column_particle {
+    double z, r2, vol;
+    int fluid;
+} column_particle;
+
+/* Whether particle e is within the kernel's support of the vertical through `at` (a fluid particle
+ * also needs a density to have a volume); its part in *cp. */
+static int column_member(const sim *s, int32_t e, const double at[2], double support, column_particle *cp)
 {
-    *level = NAN;
-    const scene *sc = s->sc;
     const particles *p = &s->p;
-    int dim = sc->dim, up = dim - 1;
-    double dp = sc->dp, h = sc->h_factor * dp, support = 2.0 * h, solid_vol = dim == 3 ? dp * dp * dp : dp * dp;
+    int dim = s->sc->dim, up = dim - 1;
+    real d[3] = {(real)(at[0] - p->f[PF_X][e]), dim == 3 ? (real)(at[1] - p->f[PF_Y][e]) : R(0.0), R(0.0)};
+    periodic_fold(&s->P.periodic, &d[0], &d[1], &d[2]); /* horizontal axes only: z stays 0 */
+    double dx = d[0], dy = d[1];
+    double r2 = dx * dx + dy * dy, rho = p->f[PF_RHO][e];
+    int fluid = p->type[e] == PT_FLUID;
+    if (!(r2 < support * support) || (fluid && !(rho > 0)))
+        return 0;
+    double solid_vol = dim == 3 ? s->sc->dp * s->sc->dp * s->sc->dp : s->sc->dp * s->sc->dp;
+    *cp = (column_particle){p->f[up == 2 ? PF_Z : PF_Y][e], r2, fluid ? (double)s->P.mass / rho : solid_vol, fluid};
+    return 1;
+}
+
+/* The bins of the column: those within the support of the vertical, every height. */
+static void column_range(const sim *s, const probe_bins *b, const double at[2], double support, int64_t lo[3],
+                         int64_t hi[3])
+{
+    int dim = s->sc->dim, up = dim - 1;
     double xq[3] = {at[0], dim == 3 ? at[1] : 0.0, 0.0};
-    int64_t lo[3], hi[3];
     bins_range(b, xq, support, dim, s->P.periodic.axes, lo, hi);
     lo[up] = 0;
     hi[up] = b->n[up] - 1;
-    size_t n = 0;
-    double ztop = -INFINITY, zlow = INFINITY;
+}
+
+/* The highest and the lowest fluid particle of this rank near the gauge's vertical (-inf and +inf:
+ * none). */
+static void gauge_extent(const sim *s, const probe_bins *b, const double at[2], double *ztop, double *zlow)
+{
+    double h = s->sc->h_factor * s->sc->dp, support = 2.0 * h;
+    int64_t lo[3], hi[3];
+    column_range(s, b, at, support, lo, hi);
+    *ztop = -INFINITY;
+    *zlow = INFINITY;
     BINS_FOR_EACH(b, lo, hi, e, {
-        real d[3] = {(real)(at[0] - p->f[PF_X][e]), dim == 3 ? (real)(at[1] - p->f[PF_Y][e]) : R(0.0), R(0.0)};
-        periodic_fold(&s->P.periodic, &d[0], &d[1], &d[2]); /* horizontal axes only: z stays 0 */
-        double dx = d[0], dy = d[1];
-        double r2 = dx * dx + dy * dy, rho = p->f[PF_RHO][e];
-        int fluid = p->type[e] == PT_FLUID;
-        if (!(r2 < support * support) || (fluid && !(rho > 0)))
+        column_particle cp;
+        if (!column_member(s, e, at, support, &cp) || !cp.fluid)
             continue;
-        if (n == *cap) {
-            size_t nc = *cap ? 2 * *cap : 1024;
-            column_particle *nb = realloc(*buf, nc * sizeof *nb);
-            if (!nb)
-                return -1;
-            *buf = nb;
-            *cap = nc;
-        }
-        double z = p->f[up == 2 ? PF_Z : PF_Y][e];
-        (*buf)[n++] = (column_particle){z, r2, fluid ? (double)s->P.mass / rho : solid_vol, fluid};
-        if (fluid) {
-            ztop = fmax(ztop, z);
-            zlow = fmin(zlow, z);
+        *ztop = fmax(*ztop, cp.z);
+        *zlow = fmin(*zlow, cp.z);
+    });
+}
+
+/* The scan's heights, zstart - k ds for k < nh (nh = 0: dry), from the fluid's extent near the
+ * vertical over every rank: from a support above the highest fluid particle to a support below the
+ * lowest, as far as any kernel reaches. */
+typedef struct gauge_heights {
+    double zstart, ds;
+    size_t nh;
+} gauge_heights;
+
+static gauge_heights gauge_heights_of(const scene *sc, double ztop, double zlow)
+{
+    double h = sc->h_factor * sc->dp, support = 2.0 * h, ds = 0.25 * sc->dp, zstart = ztop + support;
+    gauge_heights gh = {zstart, ds, 0};
+    if (ztop >= zlow)
+        gh.nh = (size_t)ceil((zstart - (zlow - support)) / ds) + 1;
+    return gh;
+}
+
+/* This rank's kernel sums at the heights: fluid into sf[k], solid into ss[k] (added to what is there). */
+static void gauge_sums(const sim *s, const probe_bins *b, const double at[2], const gauge_heights *gh, double *sf,
+                       double *ss)
+{
+    if (gh->nh == 0)
+        return; /* dry on every rank */
+    const scene *sc = s->sc;
+    int dim = sc->dim;
+    double h = sc->h_factor * sc->dp, support = 2.0 * h, zstart = gh->zstart, ds = gh->ds;
+    real norm = (real)sph_kernel_norm(sc->kernel, dim, h), inv_h = (real)(1.0 / h);
+    int64_t lo[3], hi[3];
+    column_range(s, b, at, support, lo, hi);
+    BINS_FOR_EACH(b, lo, hi, e, { /* each particle adds to the heights its kernel reaches */
+        column_particle cp;
+        if (!column_member(s, e, at, support, &cp))
+            continue;
+        double reach = sqrt(support * support - cp.r2);
+        double k0 = ceil((zstart - cp.z - reach) / ds), k1 = floor((zstart - cp.z + reach) / ds);
+        for (double kk = fmax(k0, 0.0); kk <= k1 && kk < (double)gh->nh; ++kk) {
+            double dz = zstart - kk * ds - cp.z;
+            double w = (double)sph_w(sc->kernel, norm, (real)sqrt(cp.r2 + dz * dz), inv_h) * cp.vol;
+            (cp.fluid ? sf : ss)[(size_t)kk] += w;
         }
     });
-    if (!(ztop >= zlow))
-        return 0; /* no fluid near the vertical: dry */
-    double ds = 0.25 * dp, zstart = ztop + support;
-    size_t nh = (size_t)ceil((zstart - (zlow - support)) / ds) + 1;
-    double *sf = calloc(2 * nh, sizeof *sf), *ss = sf + nh;
-    if (!sf)
-        return -1;
-    real norm = (real)sph_kernel_norm(sc->kernel, dim, h), inv_h = (real)(1.0 / h);
-    for (size_t m = 0; m < n; ++m) { /* each particle adds to the heights its kernel reaches */
-        const column_particle *cp = &(*buf)[m];
-        double reach = sqrt(support * support - cp->r2);
-        double k0 = ceil((zstart - cp->z - reach) / ds), k1 = floor((zstart - cp->z + reach) / ds);
-        for (double kk = fmax(k0, 0.0); kk <= k1 && kk < (double)nh; ++kk) {
-            double dz = zstart - kk * ds - cp->z;
-            double w = (double)sph_w(sc->kernel, norm, (real)sqrt(cp->r2 + dz * dz), inv_h) * cp->vol;
-            (cp->fluid ? sf : ss)[(size_t)kk] += w;
-        }
-    }
+}
+
+/* The level from the sums of every rank (NaN: dry, or the water never thins out below 1/2). */
+static double gauge_scan(const gauge_heights *gh, const double *sf, const double *ss)
+{
     int in_water = 0;
-    double below = 0.0; /* phi one step down */
-    for (size_t k = nh; k-- > 0;) { /* k = nh - 1 is the bottom */
+    double below = 0.0, ds = gh->ds; /* phi one step down */
+    for (size_t k = gh->nh; k-- > 0;) { /* k = nh - 1 is the bottom */
         double phi = sf[k] / fmax(1.0 - ss[k], 0.25);
         if (!in_water)
             in_water = phi >= 0.5;
-        else if (phi < 0.5) {
-            *level = zstart - (double)(k + 1) * ds + ds * (below - 0.5) / (below - phi);
-            break;
-        }
+        else if (phi < 0.5)
+            return gh->zstart - (double)(k + 1) * ds + ds * (below - 0.5) / (below - phi);
         below = phi;
     }
-    free(sf);
-    return 0;
+    return NAN;
 }
 
 /* ---- a row ------------------------------------------------------------------------------------ */
 
-int io_probes_sample(const sim *s, double *values)
+/* The whole fluid on this rank: one serial pass in particle order, so the sums are the same for any
+ * thread count and across a restart. front: the largest sign * x + dp/2 along the front's axis
+ * (-inf: no fluid). */
+static void fluid_totals(const sim *s, double *front, double *nfluid, double *ke, double *pe)
 {
-    const scene *sc = s->sc;
-    const scene_probes *pr = &sc->probes;
+    const scene_probes *pr = &s->sc->probes;
     const particles *p = &s->p;
     const sim_params *P = &s->P;
-    int dim = sc->dim;
-    double ke = 0.0, pe = 0.0, front = -INFINITY;
-    size_t nfluid = 0;
-    int axis = 0, sign = 1;
+    int dim = s->sc->dim, axis = 0, sign = 1;
     if (pr->front != FRONT_NONE) {
         axis = (pr->front - 1) / 2;
         sign = (pr->front - 1) % 2 ? -1 : 1;
     }
-    /* The whole fluid: one serial pass in particle order, so the sums are the same for any thread
-     * count and across a restart. */
+    *front = -INFINITY;
+    *ke = *pe = 0.0;
+    size_t n = 0;
     for (size_t i = 0; i < p->n; ++i) {
         if (p->type[i] != PT_FLUID)
             continue;
-        ++nfluid;
+        ++n;
         real x = p->f[PF_X][i], y = p->f[PF_Y][i], z = dim == 3 ? p->f[PF_Z][i] : R(0.0);
         real xv[3] = {x, y, z};
         if (pr->front != FRONT_NONE)
-            probe_front_add(xv[axis], sign, P->dp, &front);
+            probe_front_add(xv[axis], sign, P->dp, front);
         if (pr->energy)
             probe_energy_add(P->mass, p->f[PF_VX][i], p->f[PF_VY][i], dim == 3 ? p->f[PF_VZ][i] : R(0.0), x, y, z,
-                             P->g, &ke, &pe);
+                             P->g, ke, pe);
     }
+    *nfluid = (double)n; /* exact below 2^53 particles, as a sum across ranks */
+}
+
+/* A row is sampled in three collective phases that every rank runs on its own particles (after a
+ * step only the owned ones: domain_drop_halo removed the ghosts), with one reduction after each of
+ * the first two; on one rank the reductions do nothing and this is the whole computation:
+ *   1. local maxima: the front, each gauge's fluid extent (top, and bottom negated); domain_max;
+ *   2. local sums: each sensor's Shepard sums, the fluid count and energies, each gauge's kernel sums
+ *      at the heights the extents give; domain_sum_to_root;
+ *   3. on the root: the sensors' quotients and dry rule, the gauges' scans, the columns. */
+int io_probes_sample(sim *s, double *values, sl_err *err)
+{
+    const scene *sc = s->sc;
+    const scene_probes *pr = &sc->probes;
+    int ng = pr->ngauges, np = pr->npressure;
+    double front, nfluid, ke, pe;
+    fluid_totals(s, &front, &nfluid, &ke, &pe);
+    /* Pressure sensors and gauges read the particles near them through bins built for this row. */
+    probe_bins b;
+    int binned = np || ng;
+    if (binned && bins_build(&b, s, 2.0 * sc->h_factor * sc->dp))
+        return sl_fail(err, SL_ERR_RUNTIME, "probes: out of memory binning %zu particles", s->p.n);
+
+    /* 1: maxima. most = [front, ztop_0, -zlow_0, ztop_1, -zlow_1, ...] */
+    double most[1 + 2 * SCENE_PROBES_MAX];
+    most[0] = front;
+    for (int g = 0; g < ng; ++g) {
+        double zlow;
+        gauge_extent(s, &b, pr->gauges[g].at, &most[1 + 2 * g], &zlow);
+        most[2 + 2 * g] = -zlow;
+    }
+    int rc = domain_max(s, most, 1 + 2 * ng, err);
+
+    /* 2: sums. sum = [sw, swp of each sensor, nfluid, ke, pe, sf then ss of each gauge] */
+    gauge_heights gh[SCENE_PROBES_MAX];
+    size_t count = 2 * (size_t)np + 3;
+    for (int g = 0; g < ng; ++g) {
+        gh[g] = gauge_heights_of(sc, most[1 + 2 * g], -most[2 + 2 * g]);
+        count += 2 * gh[g].nh;
+    }
+    double *sum = rc ? NULL : calloc(count, sizeof *sum);
+    if (!rc && !sum)
+        rc = sl_fail(err, SL_ERR_RUNTIME, "probes: out of memory for %zu sums", count);
+    if (!rc) {
+        for (int k = 0; k < np; ++k) {
+            double q[3];
+            io_probe_sample_point(sc, &pr->pressure[k], q);
+            sensor_sums(s, &b, q, &sum[2 * k], &sum[2 * k + 1]);
+        }
+        double *totals = sum + 2 * np, *column = totals + 3;
+        totals[0] = nfluid;
+        totals[1] = ke;
+        totals[2] = pe;
+        for (int g = 0; g < ng; ++g) {
+            gauge_sums(s, &b, pr->gauges[g].at, &gh[g], column, column + gh[g].nh);
+            column += 2 * gh[g].nh;
+        }
+        /* every rank counts the same, from the same maxima; MPI's counts are ints */
+        rc = count > INT32_MAX ? sl_fail(err, SL_ERR_RUNTIME, "probes: %zu sums over the ranks, at most %d", count,
+                                         INT32_MAX)
+                               : domain_sum_to_root(s, sum, (int)count, err);
+    }
+    if (binned)
+        bins_free(&b);
+    if (rc || !domain_is_root(s)) {
+        free(sum);
+        return rc;
+    }
+
+    /* 3: the row on the root */
     int c = 0;
     values[c++] = s->t;
     values[c++] = (double)s->step;
-    /* Pressure sensors and gauges read the particles near them through bins built for this row. */
-    probe_bins b;
-    int rc = 0, binned = pr->npressure || pr->ngauges;
-    if (binned && bins_build(&b, s, 2.0 * sc->h_factor * sc->dp))
-        return -1;
-    for (int k = 0; k < pr->npressure; ++k) {
-        double q[3], sw, swp;
-        io_probe_sample_point(sc, &pr->pressure[k], q);
-        sensor_sums(s, &b, q, &sw, &swp);
-        values[c++] = probe_pressure_value(sw, swp); /* NaN: dry */
+    for (int k = 0; k < np; ++k)
+        values[c++] = probe_pressure_value(sum[2 * k], sum[2 * k + 1]); /* NaN: dry */
+    const double *totals = sum + 2 * np, *column = totals + 3;
+    for (int g = 0; g < ng; ++g) {
+        values[c++] = gauge_scan(&gh[g], column, column + gh[g].nh);
+        column += 2 * gh[g].nh;
     }
-    column_particle *col = NULL;
-    size_t cap = 0;
-    for (int g = 0; g < pr->ngauges && rc == 0; ++g)
-        rc = gauge_level(s, &b, pr->gauges[g].at, &col, &cap, &values[c++]);
-    free(col);
-    if (binned)
-        bins_free(&b);
-    if (rc)
-        return -1;
-    if (pr->front != FRONT_NONE)
-        values[c++] = isfinite(front) ? sign * front : NAN;
+    if (pr->front != FRONT_NONE) {
+        int sign = (pr->front - 1) % 2 ? -1 : 1;
+        values[c++] = isfinite(most[0]) ? sign * most[0] : NAN;
+    }
     if (pr->energy) {
-        values[c++] = (double)nfluid * (double)P->mass;
-        values[c++] = ke;
-        values[c++] = pe;
+        values[c++] = totals[0] * (double)s->P.mass;
+        values[c++] = totals[1];
+        values[c++] = totals[2];
     }
-    if (has_cg(sc)) {
+    free(sum);
+    if (has_cg(sc)) { /* the solve's own numbers, the same on every rank (its sums are domain_sum's) */
         mps_stats st;
         if (mps_get_stats(s, &st) == 0) {
             values[c++] = st.cg_last_iterations;
@@ -429,7 +532,7 @@ int io_probes_sample(const sim *s, double *values)
             values[c++] = NAN;
         }
     }
-    return 0;
+    return SL_OK;
 }
 
 int io_probes_init(io_probes *pr, const scene *sc, const char *dir, int restart, sl_err *err)
@@ -570,22 +673,16 @@ static int append_row(io_probes *pr, sl_err *err)
 int io_probes_after_step(void *ctx, sim *s, sl_err *err)
 {
     io_probes *pr = ctx;
-    int root = domain_is_root(s); /* on several MPI ranks the root samples the whole state and writes */
+    int root = domain_is_root(s); /* on several MPI ranks every rank samples its particles, the root writes */
     if (pr->fd < 0 && root)
         SL_TRY(open_file(pr, s, err));
     /* the root decides: only its next_k knows the rows a continued file already holds */
     if (!domain_any(s, root && s->t >= pr->next_k * pr->interval * (1 - 1e-12)))
         return SL_OK;
-    sim_sync_host(s);
+    sim_sync_host(s); /* this rank's particles only: no gather of the state */
     pr->next_k = next_after(s->t, pr->interval);
-    SL_TRY(domain_gather(s, err));
-    if (!root)
-        return SL_OK;
-    int sampled = io_probes_sample(s, pr->values);
-    domain_ungather(s);
-    if (sampled)
-        return sl_fail(err, SL_ERR_RUNTIME, "probes: out of memory");
-    return append_row(pr, err);
+    SL_TRY(io_probes_sample(s, pr->values, err));
+    return root ? append_row(pr, err) : SL_OK;
 }
 
 void io_probes_close(io_probes *pr)

@@ -36,9 +36,11 @@ int io_probes_header(const scene *sc, char *buf, size_t len);
 
 /* Samples every column of a row at the current state (host arrays must be current):
  * values[0] = time, values[1] = step, then pressures, levels, front, mass/energies, CG. A dry
- * pressure sensor or gauge is NaN here and an empty field in probes.csv. Returns 0, or -1 when out
- * of memory. */
-int io_probes_sample(const sim *s, double *values);
+ * pressure sensor or gauge is NaN here and an empty field in probes.csv. On several MPI ranks every
+ * rank calls it (collective): each samples its own particles and the root combines their sums and
+ * maxima (domain_max, domain_sum_to_root); values is filled on the root only. Returns SL_OK, or
+ * an error with its message in err (out of memory). */
+int io_probes_sample(sim *s, double *values, sl_err *err);
 
 /* The wall under a pressure sensor at `at`: the unit normal, pointing to the fluid side, of the
  * nearest face of a tank or obstacle box closer than 2 spacings (ties: the first item, then the

@@ -15,8 +15,9 @@
  * particles as its unknowns: domain_zero_ghosts takes the ghosts' rows out, domain_refresh_field
  * refreshes the vector of each product, domain_sum adds the dot products, and
  * domain_add_ghosts_to_owners returns what a preconditioner's overlapping block wrote into the
- * ghosts' rows. Output sees the whole
- * state on the root rank (domain_gather). */
+ * ghosts' rows. Snapshots, checkpoints and the viewer see the
+ * whole state on the root rank (domain_gather); the probes, sampled often, only send each rank's
+ * sums and maxima over its own particles (domain_max, domain_sum_to_root). */
 #ifndef SLUICE_DOMAIN_H
 #define SLUICE_DOMAIN_H
 
@@ -130,5 +131,18 @@ int domain_add_ghosts_to_owners(sim *s, int field, sl_err *err);
 /* v[0 .. count) summed over every rank, in rank order, so that every rank holds the same totals to
  * the last bit and takes the same decisions from them (a solve's iterations). */
 int domain_sum(sim *s, double *v, int count, sl_err *err);
+
+/* ---- what every rank samples of its own particles (the probes, io/probes.c) --------------------- */
+
+/* v[0 .. count) replaced by their largest over every rank, on every rank (exact, so every rank
+ * holds the same bits and derives the same sizes from them). No NaN: which one wins would be the
+ * MPI's choice. */
+int domain_max(sim *s, double *v, int count, sl_err *err);
+
+/* v[0 .. count) summed over every rank into the root's v (the others' v unchanged): one reduction
+ * towards the root, its cost that of count values whatever the number of ranks, where domain_sum
+ * gathers every rank's values on every rank. The order of the additions is the MPI's (fixed for a
+ * number of ranks); a different number of ranks sums in another order and agrees to round-off. */
+int domain_sum_to_root(sim *s, double *v, int count, sl_err *err);
 
 #endif

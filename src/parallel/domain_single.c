@@ -142,6 +142,24 @@ int domain_sum(sim *s, double *v, int count, sl_err *err)
     return SL_OK;
 }
 
+int domain_max(sim *s, double *v, int count, sl_err *err)
+{
+    (void)s;
+    (void)v;
+    (void)count;
+    (void)err;
+    return SL_OK;
+}
+
+int domain_sum_to_root(sim *s, double *v, int count, sl_err *err)
+{
+    (void)s;
+    (void)v;
+    (void)count;
+    (void)err;
+    return SL_OK;
+}
+
 int domain_add_ghosts_to_owners(sim *s, int field, sl_err *err)
 {
     (void)s;

@@ -1,5 +1,5 @@
-/* mpi_domain.c: the MPI domain's life (start, attach, abort, detach) and the collectives the engine
- * and a solve across ranks need (time step, stop, counts, sums). */
+/* mpi_domain.c: the MPI domain's life (start, attach, abort, detach) and the collectives the engine,
+ * a solve across ranks and the probes need (time step, stop, counts, sums, maxima). */
 #include "mpi_domain.h"
 
 #include <math.h>
@@ -373,5 +373,27 @@ int domain_sum(sim *s, double *v, int count, sl_err *err)
             sum += d->sums[(size_t)r * (size_t)count + (size_t)k];
         v[k] = sum;
     }
+    return SL_OK;
+}
+
+int domain_max(sim *s, double *v, int count, sl_err *err)
+{
+    (void)err;
+    if (!s->domain || count <= 0)
+        return SL_OK;
+    MPI_Allreduce(MPI_IN_PLACE, v, count, MPI_DOUBLE, MPI_MAX, s->domain->comm);
+    return SL_OK;
+}
+
+int domain_sum_to_root(sim *s, double *v, int count, sl_err *err)
+{
+    (void)err;
+    struct domain *d = s->domain;
+    if (!d || count <= 0)
+        return SL_OK;
+    if (d->rank == 0)
+        MPI_Reduce(MPI_IN_PLACE, v, count, MPI_DOUBLE, MPI_SUM, 0, d->comm);
+    else
+        MPI_Reduce(v, NULL, count, MPI_DOUBLE, MPI_SUM, 0, d->comm);
     return SL_OK;
 }
