@@ -208,14 +208,19 @@ static void run_integrator(int verlet)
     real x[N] = {0.1f}, y[N] = {0.2f}, z[N] = {0}, vx[N] = {0.5f}, vy[N] = {-0.25f}, vz[N] = {0};
     real rho[N] = {1000}, p[N] = {0}, ax[N] = {0.3f}, ay[N] = {-9.81f}, az[N] = {0}, drho[N] = {0};
     real x0[N], y0[N], z0[N], vx0[N] = {0.5f}, vy0[N] = {-0.25f}, vz0[N] = {0}, rho0[N] = {1000};
+    real moved[N] = {-1};
     uint8_t type[N] = {PT_FLUID};
-    sph_state_view v = {x, y, z, vx, vy, vz, rho, p, type, ax, ay, az, drho, x0, y0, z0, vx0, vy0, vz0, rho0};
+    sph_state_view v = {x, y, z, vx, vy, vz, rho, p, type, ax, ay, az, drho, x0, y0, z0, vx0, vy0, vz0, rho0,
+                        verlet ? NULL : moved};
     double dt = 1e-3;
     for (int k = 0; k < 50; ++k) {
         if (verlet) {
             sph_verlet_step(&P, &v, 0, (real)dt, k % 40 == 0);
         } else {
             sph_symplectic_predict(&P, &v, 0, (real)dt);
+            /* the predictor's displacement (what decides whether the corrector may reuse the cells) */
+            double moved_exact = hypot((double)x[0] - x0[0], (double)y[0] - y0[0]);
+            assert_true(fabs(moved[0] - moved_exact) <= 1e-3 * moved_exact + 1e-7);
             sph_symplectic_correct(&P, &v, 0, (real)dt);
         }
     }

@@ -231,6 +231,7 @@ typedef struct scene {
     double h_factor;      /* h = h_factor * dp */
     double cfl;
     int ndiv;             /* neighbour cells per interaction radius, 1..3 */
+    double cell_skin;     /* WCSPH on MPI ranks: the cells' margin, a fraction of the interaction radius */
     enum integrator_kind integrator;
     int verlet_steps;     /* Verlet: an Euler step every N steps */
     enum viscosity_kind viscosity;

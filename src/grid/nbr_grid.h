@@ -37,6 +37,9 @@ typedef struct nbr_view {
     int interior[3];    /* interior cells per axis (1 along z in 2D) */
     int nc[3];          /* cells per axis including the margins */
     int64_t ncells;     /* all cells; the sink cell is number ncells */
+    real slack;         /* how far particles may have moved since the build (half the grid's skin,
+                         * sim_params.cell_skin): a pass's reach is widened by it, since the candidates
+                         * are listed where they were (0: cells of the current positions) */
 } nbr_view;
 
 typedef struct nbr_grid {
@@ -149,7 +152,7 @@ typedef struct nbr_place {
 #define NBR_REACH_MARGIN ((real)1.0e-3)
 
 /* The place of point (x, y, z) in cell c (the cell the build gave it), for a pass of reach `reach`
- * (<= the grid's radius). */
+ * (<= the grid's radius; widened by the view's slack). */
 HD static inline nbr_place nbr_place_of(const nbr_view *v, int32_t c, real x, real y, real z, real reach, int cube)
 {
     const int m = v->ndiv, mz = v->dim == 3 ? m : 0;
@@ -159,7 +162,7 @@ HD static inline nbr_place nbr_place_of(const nbr_view *v, int32_t c, real x, re
     nbr_place p;
     for (int a = 0; a < 3; ++a) {
         p.f[a] = a < v->dim ? (real)(((double)u[a] - v->origin[a]) / v->cell_size[a] - (double)q[a]) : R(0.0);
-        p.reach[a] = (real)((double)reach / v->cell_size[a]) + NBR_REACH_MARGIN;
+        p.reach[a] = (real)((double)(reach + v->slack) / v->cell_size[a]) + NBR_REACH_MARGIN;
     }
     p.cube = cube;
     return p;

@@ -32,6 +32,9 @@
  * process's rank and the number of ranks; 0 and 1 otherwise, or in a build without MPI. */
 void domain_start(int *argc, char ***argv, int *rank, int *size);
 
+/* The number of ranks the run was started on (1 without mpirun or MPI); valid after domain_start. */
+int domain_world_size(void);
+
 /* The MPI this build runs on (for `sluice info`), or why it has none. */
 const char *domain_mpi_library(void);
 
@@ -98,6 +101,15 @@ void domain_ungather(sim *s);
 /* The neighbour grid with the halo: migration (and balancing when due), the ghosts of the
  * neighbouring slabs appended to s->p, then the backend's build_cells. On one rank: build_cells. */
 int domain_build_cells(sim *s, sl_err *err);
+
+/* The cells and ghosts of the last domain_build_cells kept for positions that have moved since (by
+ * less than half the grid's skin, sim_params.cell_skin): the ghosts' fields sent again along the plan
+ * (domain_refresh_halo), and the saved build counted. On one rank: nothing. */
+int domain_reuse_cells(sim *s, sl_err *err);
+
+/* Sets field `field` of the ghosts to value: what keeps them out of a minimum over every particle
+ * here (the time step's) while they stay for a later pass. */
+int domain_set_ghosts(sim *s, int field, real value, sl_err *err);
 
 /* The ghosts' fields sent again by their owners, in place (no sort): before a neighbour pass that
  * reads what an earlier pass of the same step changed (explicit MPS: the collision's positions, the

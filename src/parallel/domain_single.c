@@ -173,3 +173,24 @@ void domain_note_step(sim *s, double seconds)
     (void)s;
     (void)seconds;
 }
+
+int domain_world_size(void)
+{
+    return 1;
+}
+
+int domain_reuse_cells(sim *s, sl_err *err)
+{
+    (void)s;
+    (void)err;
+    return SL_OK;
+}
+
+int domain_set_ghosts(sim *s, int field, real value, sl_err *err)
+{
+    (void)s;
+    (void)field;
+    (void)value;
+    (void)err;
+    return SL_OK;
+}

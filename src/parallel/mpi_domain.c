@@ -83,6 +83,14 @@ const char *domain_mpi_library(void)
     return line;
 }
 
+int domain_world_size(void)
+{
+    int size = 1;
+    if (mpi_started)
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+    return size;
+}
+
 void domain_host_ranks(int *rank, int *count)
 {
     *rank = 0;
@@ -218,6 +226,8 @@ void domain_describe(const sim *s, char *buf, size_t len)
         w += snprintf(buf + w, len - (size_t)w, " %s %.3g", names[k], 1e3 * most[k] / (double)d->builds);
     if (d->builds > 0 && w > 0 && (size_t)w < len)
         w += snprintf(buf + w, len - (size_t)w, ")");
+    if (d->reuses > 0 && w > 0 && (size_t)w < len) /* numerics.cell_skin */
+        w += snprintf(buf + w, len - (size_t)w, "; %ld cell builds saved by the skin", d->reuses);
     /* what the balance by work compares (every rank has timed as many steps) */
     double worked = d->busy_run_steps > 0 ? 1e3 * d->busy_run / (double)d->busy_run_steps : 0;
     double *each = malloc((size_t)d->size * sizeof *each);
@@ -284,6 +294,7 @@ void domain_detach(sim *s)
     free(d->field_order);
     free(d->field_counts);
     free(d->sums);
+    free(d->fill);
     free(d);
     s->domain = NULL;
 }

@@ -110,6 +110,37 @@ int domain_zero_ghosts(sim *s, const int *fields, int n, sl_err *err)
     return rc;
 }
 
+int domain_reuse_cells(sim *s, sl_err *err)
+{
+    struct domain *d = s->domain;
+    if (!d)
+        return SL_OK;
+    SL_TRY(domain_refresh_halo(s, err));
+    d->reuses++;
+    return SL_OK;
+}
+
+int domain_set_ghosts(sim *s, int field, real value, sl_err *err)
+{
+    struct domain *d = s->domain;
+    if (!d || !d->ghosts)
+        return SL_OK;
+    SL_TRY(need_plan(d, err));
+    if (d->plan_recv > d->fill_cap) {
+        real *f = realloc(d->fill, d->plan_recv * sizeof *f);
+        if (!f)
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
+        d->fill = f;
+        d->fill_cap = d->plan_recv;
+    }
+    for (size_t k = 0; k < d->plan_recv; ++k)
+        d->fill[k] = value;
+    double t = MPI_Wtime();
+    int rc = s->be->halo->scatter(s, &field, 1, d->slot_at, d->plan_recv, d->fill, HALO_SET, err);
+    domain_lap(d, DT_REFRESH, t);
+    return rc;
+}
+
 /* Every field, transient ones too (what mDBC wrote into the walls), and the tags (the MPS classes
  * a pass writes); ids and kinds do not change between the build and the drop. */
 int domain_refresh_halo(sim *s, sl_err *err)

@@ -35,6 +35,9 @@ typedef struct sim_params {
     real h;             /* smoothing length */
     real inv_h;         /* 1/h */
     real r_max;         /* interaction radius (kernel support) */
+    real cell_skin;     /* m: the neighbour cells are (r_max + cell_skin) / ndiv wide, so that cells built
+                         * for positions that have since moved less than cell_skin / 2 still hold every
+                         * pair within r_max (WCSPH's corrector on MPI ranks, numerics.cell_skin); 0: none */
     real r2_max;
     real kernel_norm;   /* alpha_D: normalisation of the kernel in dim dimensions */
     real mass;          /* particle mass rho0 * dp^dim (every particle) */

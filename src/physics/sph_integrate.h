@@ -23,6 +23,8 @@ typedef struct sph_state_view {
     const uint8_t *type;
     const real *ax, *ay, *az, *drho;
     real *x0, *y0, *z0, *vx0, *vy0, *vz0, *rho0; /* symplectic: state at t^n; Verlet: v, rho at t^{n-1} */
+    real *moved; /* symplectic, where the corrector may reuse the cells: how far the predictor moved each
+                  * particle; NULL: not asked */
 } sph_state_view;
 
 HD static inline real sph_boundary_density(const sim_params *P, int fluid, real rho)
@@ -44,9 +46,16 @@ HD static inline void sph_symplectic_predict(const sim_params *P, const sph_stat
     real rho = v->rho[i];
     v->rho0[i] = rho;
     sph_set_density(P, v, i, fluid, rho + hdt * v->drho[i]);
-    if (!fluid)
+    if (!fluid) {
+        if (v->moved)
+            v->moved[i] = R(0.0); /* walls move by their law only */
         return;
+    }
     real x = v->x[i], y = v->y[i], vx = v->vx[i], vy = v->vy[i];
+    if (v->moved) {
+        real vz = P->dim == 3 ? v->vz[i] : R(0.0);
+        v->moved[i] = hdt * real_sqrt(vx * vx + vy * vy + vz * vz);
+    }
     v->x0[i] = x;
     v->y0[i] = y;
     v->vx0[i] = vx;

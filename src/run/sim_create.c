@@ -50,8 +50,10 @@ int sim_create(sim *s, const scene *sc, const backend *be, sl_err *err)
     P->periodic.axes = sc->periodic;
     for (int a = 0; a < 3; ++a)
         P->periodic.length[a] = (sc->periodic >> a) & 1u ? (real)(s->domain_max[a] - s->domain_min[a]) : (real)0;
-    rc = nbr_grid_init(&s->g, sc->dim, sc->ndiv, P->r_max, s->domain_min, s->domain_max, sc->periodic, SIM_MAX_CELLS,
-                       err);
+    /* cells wider by the skin where a scheme reuses them for moved positions (sim_params.cell_skin) */
+    rc = nbr_grid_init(&s->g, sc->dim, sc->ndiv, P->r_max + P->cell_skin, s->domain_min, s->domain_max, sc->periodic,
+                       SIM_MAX_CELLS, err);
+    s->g.view.slack = (real)0.5 * P->cell_skin;
     if (rc == SL_ERR_INPUT && err) {
         /* the grid knows neither the file nor the key: name them, as every scene error does */
         char why[sizeof err->msg];

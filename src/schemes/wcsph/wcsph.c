@@ -50,18 +50,21 @@ static int wcsph_init(sim *s, sl_err *err)
 
     /* the scheme's fields; x0..z0 only for the symplectic integrator */
     static const char *const names[WS_COUNT] = {"ax", "ay", "az", "drho", "dt_limit", "x0", "y0", "z0",
-                                                "vx0", "vy0", "vz0", "rho0"};
+                                                "vx0", "vy0", "vz0", "rho0", "moved"};
     particles *p = &s->p;
     int *slot = s->args.slot;
     for (int k = 0; k < WS_COUNT; ++k) {
         int history_of_position = k == WS_X0 || k == WS_Y0 || k == WS_Z0;
-        if (history_of_position && sc->integrator != INTEGRATOR_SYMPLECTIC) {
+        /* the predictor's displacement too: every symplectic run has the same fields, so that a
+         * checkpoint restarts on any number of ranks (only several use it, below) */
+        if ((history_of_position || k == WS_MOVED) && sc->integrator != INTEGRATOR_SYMPLECTIC) {
             slot[k] = -1;
             continue;
         }
-        /* the rates: every force pass follows a cell rebuild and writes them all */
-        int rate = k <= WS_DT_LIMIT;
-        if ((slot[k] = particles_add_field(p, names[k], rate)) < 0)
+        /* transient: the rates (every force pass follows a cell rebuild and writes them all) and the
+         * predictor's displacement (read before the next rebuild) */
+        int transient = k <= WS_DT_LIMIT || k == WS_MOVED;
+        if ((slot[k] = particles_add_field(p, names[k], transient)) < 0)
             return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the WCSPH particle fields");
     }
 
@@ -80,13 +83,27 @@ static int wcsph_init(sim *s, sl_err *err)
             v_prev[a][i] = f[PF_VX + a][i];
     }
     /* walls: dynamic boundary particles, or their modified form (numerics.boundary) */
-    return boundary_setup(s, sc->boundary == WALL_MODEL_MDBC ? "mdbc" : "dynamic", err);
+    int rc = boundary_setup(s, sc->boundary == WALL_MODEL_MDBC ? "mdbc" : "dynamic", err);
+    if (rc)
+        return rc;
+    /* On several MPI ranks a cell build moves particles between ranks and sends the ghosts, so the
+     * corrector takes its rates on the step's first cells when the predictor moved no particle more
+     * than half the skin (numerics.cell_skin). Not with moving walls or bodies, which their laws move
+     * (the predictor's displacement does not count them), nor across periodic seams, where the build
+     * folds the positions back into the period. */
+    if (sc->integrator == INTEGRATOR_SYMPLECTIC && sc->cell_skin > 0 && !sc->periodic && !s->motion &&
+        domain_world_size() > 1)
+        P->cell_skin = (real)(sc->cell_skin * P->r_max);
+    return SL_OK;
 }
 
-static int rates(sim *s, sl_err *err)
+/* The rates at the current positions. reuse_cells: on the cells (and ghosts) kept from the step's
+ * start, their ghosts' fields sent again; keep_cells: the ghosts stay for the corrector, out of the
+ * time step's minimum. */
+static int rates(sim *s, int keep_cells, int reuse_cells, sl_err *err)
 {
     /* on several MPI ranks also the neighbouring slabs' particles within reach, as read-only ghosts */
-    int rc = domain_build_cells(s, err);
+    int rc = reuse_cells ? domain_reuse_cells(s, err) : domain_build_cells(s, err);
     if (rc)
         return rc;
     if (s->bnd->after_density) { /* mdbc: the walls' density from the fluid, before the forces */
@@ -97,12 +114,30 @@ static int rates(sim *s, sl_err *err)
     s->be->run_pass(s, &wcsph_forces_pass, s->g.n_inside);
     if ((rc = floating_forces(s, err))) /* the bodies' force and torque at the same state */
         return rc;
+    if (keep_cells) /* the ghosts' time-step limits are their owners' to count */
+        return domain_set_ghosts(s, s->args.slot[WS_DT_LIMIT], R(1e30), err);
     return domain_drop_halo(s, err); /* only this rank's particles are integrated and reduced */
+}
+
+/* Whether the corrector may reuse the step's first cells (numerics.cell_skin, wcsph_init). */
+static int cells_reusable(const sim *s)
+{
+    return s->P.cell_skin > 0;
+}
+
+/* After the predictor: whether every particle on every rank moved less than half the skin, so that
+ * the cells still hold every pair within reach (nbr_grid.h: nbr_view.slack). */
+static int cells_still_hold(sim *s, int *hold, sl_err *err)
+{
+    double moved = s->g.n_inside ? s->be->reduce(s, REDUCE_MAX, s->args.slot[WS_MOVED], 0, s->g.n_inside) : 0;
+    SL_TRY(domain_max(s, &moved, 1, err));
+    *hold = moved <= 0.5 * (double)s->P.cell_skin; /* (a NaN rebuilds, and the time step reports it) */
+    return SL_OK;
 }
 
 static int wcsph_time_step(sim *s, double *dt, sl_err *err)
 {
-    int rc = rates(s, err);
+    int rc = rates(s, cells_reusable(s), 0, err);
     if (rc)
         return rc;
     *dt = s->g.n_inside == 0 ? INFINITY
@@ -124,9 +159,12 @@ static int wcsph_step(sim *s, double dt, sl_err *err)
         s->be->run_pass(s, &wcsph_verlet_pass, s->g.n_inside);
         return moving_walls_place(s, s->t + dt, err);
     }
+    /* (with the cells kept, the ghosts are predicted too, and then overwritten by their owners') */
     s->be->run_pass(s, &wcsph_predict_pass, s->g.n_inside);
     floating_predict(s, dt); /* floating bodies: the same predictor and corrector, beside the fluid's */
-    if ((rc = moving_walls_place(s, s->t + 0.5 * dt, err)) || (rc = rates(s, err)))
+    int reuse = 0;
+    if ((rc = moving_walls_place(s, s->t + 0.5 * dt, err)) ||
+        (cells_reusable(s) && (rc = cells_still_hold(s, &reuse, err))) || (rc = rates(s, 0, reuse, err)))
         return rc;
     s->be->run_pass(s, &wcsph_correct_pass, s->g.n_inside);
     floating_correct(s, dt);

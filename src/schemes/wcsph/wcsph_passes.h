@@ -12,6 +12,7 @@
 enum wcsph_slot {
     WS_AX, WS_AY, WS_AZ, WS_DRHO, WS_DT_LIMIT,        /* rates at the last force evaluation */
     WS_X0, WS_Y0, WS_Z0, WS_VX0, WS_VY0, WS_VZ0, WS_RHO0, /* integrator history */
+    WS_MOVED, /* the predictor's displacement, where the corrector may reuse the cells (-1: not) */
     WS_COUNT
 };
 
@@ -48,7 +49,7 @@ HD static inline sph_state_view wcsph_state_view(const pass_ctx *c)
                         c->type, PASS_FIELD(c, WS_AX), PASS_FIELD(c, WS_AY), PASS_FIELD(c, WS_AZ),
                         PASS_FIELD(c, WS_DRHO), wcsph_field_or_null(c, WS_X0), wcsph_field_or_null(c, WS_Y0),
                         wcsph_field_or_null(c, WS_Z0), PASS_FIELD(c, WS_VX0), PASS_FIELD(c, WS_VY0),
-                        PASS_FIELD(c, WS_VZ0), PASS_FIELD(c, WS_RHO0)};
+                        PASS_FIELD(c, WS_VZ0), PASS_FIELD(c, WS_RHO0), wcsph_field_or_null(c, WS_MOVED)};
     return v;
 }
 
