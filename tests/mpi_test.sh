@@ -244,6 +244,10 @@ dam_break_2d)
     # without the cells' skin (numerics.cell_skin) the ranks' cells are one rank's, and before any
     # particle migrates every sum runs in the same order: the same bits. With it (the default) the
     # corrector reuses the step's cells: one build a step, which the closing line counts.
+    # a snapshot of positions and ids only: the root gathers only what it writes (engine.c's
+    # snapshot_fields), the same positions as one rank's
+    sed 's/fields = \[.*\]/fields = ["position", "id"]/' dam_break_2d.cfg >positions.cfg
+    against_one "2D, 2 ranks, snapshots of positions and ids only, 20 steps" positions.cfg 2 1e-5 --steps 20
     sed 's/delta = 0.1; };/delta = 0.1; cell_skin = 0.0; };/' dam_break_2d.cfg >noskin.cfg
     against_one "2D, 2 ranks without the cells' skin, 20 steps" noskin.cfg 2 0 --steps 20
     "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --backend cpu --out skin --steps 40 --threads 1 \

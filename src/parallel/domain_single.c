@@ -85,9 +85,10 @@ size_t domain_total_particles(const sim *s)
     return s->p.n;
 }
 
-int domain_gather(sim *s, sl_err *err)
+int domain_gather(sim *s, uint32_t fields, sl_err *err)
 {
     (void)s;
+    (void)fields;
     (void)err;
     return SL_OK;
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int domain_gather(sim *s, sl_err *err)
+int domain_gather(sim *s, uint32_t fields, sl_err *err)
 {
     struct domain *d = s->domain;
     if (!d)
@@ -31,8 +31,10 @@ int domain_gather(sim *s, sl_err *err)
             return rc; /* the caller aborts every rank */
         }
     }
+    /* (the fields not asked for stay as calloc left them: pages never touched cost nothing) */
     for (int k = 0; k < p->nfields; ++k)
-        MPI_Gatherv(p->f[k], n, DOMAIN_MPI_REAL, all.f[k], count, off, DOMAIN_MPI_REAL, 0, d->comm);
+        if ((fields >> k) & 1u)
+            MPI_Gatherv(p->f[k], n, DOMAIN_MPI_REAL, all.f[k], count, off, DOMAIN_MPI_REAL, 0, d->comm);
     MPI_Gatherv(p->id, n, MPI_INT32_T, all.id, count, off, MPI_INT32_T, 0, d->comm);
     MPI_Gatherv(p->type, n, MPI_UINT8_T, all.type, count, off, MPI_UINT8_T, 0, d->comm);
     MPI_Gatherv(p->tag, n, MPI_UINT8_T, all.tag, count, off, MPI_UINT8_T, 0, d->comm);

@@ -43,6 +43,23 @@ static int snapshot_write_whole(io_series *series, sim *s, sl_err *err)
     return rc;
 }
 
+/* The fields a snapshot reads (snapshot.c's writers, the gridded fields, the bodies' index): what
+ * the ranks send the root for it. */
+static uint32_t snapshot_fields(const sim *s, const io_series *series)
+{
+    unsigned out = s->sc->out_fields;
+    uint32_t m = 1u << PF_X | 1u << PF_Y | 1u << PF_Z;
+    if ((out & OUT_VELOCITY) || series->grid)
+        m |= 1u << PF_VX | 1u << PF_VY | 1u << PF_VZ;
+    if ((out & OUT_PRESSURE) || series->grid)
+        m |= 1u << PF_P;
+    if (out & OUT_DENSITY)
+        m |= 1u << PF_RHO;
+    if (s->motion && s->args.motion.body >= 0)
+        m |= 1u << s->args.motion.body;
+    return m;
+}
+
 /* A snapshot of the state. On several MPI ranks the root writes the whole state
  * (domain_gather); the other ranks list the snapshot too, so every rank times checkpoints alike. */
 static int snapshot_write(io_series *series, sim *s, double *spent, sl_err *err)
@@ -51,7 +68,7 @@ static int snapshot_write(io_series *series, sim *s, double *spent, sl_err *err)
     if (s->sch->prepare_output)
         s->sch->prepare_output(s);
     sim_sync_host(s);
-    int rc = domain_gather(s, err);
+    int rc = domain_gather(s, snapshot_fields(s, series), err);
     if (rc == SL_OK && !domain_is_root(s)) {
         rc = io_series_note(series, s->p.n, s->t, err);
     } else if (rc == SL_OK) {
@@ -68,7 +85,7 @@ static int checkpoint_write(const char *path, sim *s, const io_series *series, l
     const double t0 = progress_now();
     sim_sync_host(s);
     /* from the root's whole state, so that a restart works on any number of ranks */
-    SL_TRY(domain_gather(s, err));
+    SL_TRY(domain_gather(s, DOMAIN_GATHER_ALL, err));
     int rc = domain_is_root(s) ? io_checkpoint_write(path, s, series, next_index, err) : SL_OK;
     domain_ungather(s);
     *spent += progress_now() - t0;

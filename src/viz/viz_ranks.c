@@ -12,7 +12,7 @@ static int after_step_ranks(void *ctx, sim *s, sl_err *err)
     int want = domain_any(s, r->v && viz_wants_state(r->v, s)), rc = SL_OK;
     if (want) {
         sim_sync_host(s);
-        rc = domain_gather(s, err);
+        rc = domain_gather(s, DOMAIN_GATHER_CORE, err); /* the positions and what colours them */
     }
     if (r->v && rc == SL_OK) {
         engine_observer o = viz_observer(r->v);
