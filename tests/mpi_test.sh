@@ -8,9 +8,9 @@
 # Tolerances. On several ranks every particle sees the same neighbours with the same values; only
 # the order of the sums over neighbours can differ, where a particle that moved to another rank was
 # appended behind the particles of its new cell (on one rank the stable sort keeps the order they
-# had), and, with the cells' skin that several ranks take (numerics.cell_skin), where the cells are
-# wider than one rank's (2D: 4.7e-7 dp after 20 steps; without the skin 0, tested bit for bit). Without
-# the skin, before any particle has migrated the runs agree bit for bit; after that the differences
+# had), and, with the cells' skin (numerics.cell_skin, off by default), where the cells are wider
+# than one rank's (2D: 4.7e-7 dp after 20 steps). Without the skin, before any particle has migrated
+# the runs agree bit for bit; after that the differences
 # start at one rounding of a float position (7.5e-6 dp at x = 0.4 m with dp = 4 mm) and grow with the
 # flow's sensitivity. Measured (2D, float, np 2/3/4): 0 after 20 and 500 steps, <= 1.7e-5 dp after
 # 1000, <= 6.3e-5 dp after 2000, <= 4.1e-4 dp after 4000. Bounds: 1e-5 dp after 20 steps and 1e-3 dp
@@ -240,17 +240,18 @@ case "$case_" in
 dam_break_2d)
     # 20 steps; then to t = 0.08 s, an output time (2021 steps): a run stopped by a step count
     # ends at a time that depends on the last digits of every step before
-    against_one "2D, 2 ranks, 20 steps" dam_break_2d.cfg 2 1e-5 --steps 20
-    # without the cells' skin (numerics.cell_skin) the ranks' cells are one rank's, and before any
-    # particle migrates every sum runs in the same order: the same bits. With it (the default) the
-    # corrector reuses the step's cells: one build a step, which the closing line counts.
+    against_one "2D, 2 ranks, 20 steps, the same bits (no particle has migrated)" dam_break_2d.cfg 2 0 --steps 20
     # a snapshot of positions and ids only: the root gathers only what it writes (engine.c's
     # snapshot_fields), the same positions as one rank's
     sed 's/fields = \[.*\]/fields = ["position", "id"]/' dam_break_2d.cfg >positions.cfg
     against_one "2D, 2 ranks, snapshots of positions and ids only, 20 steps" positions.cfg 2 1e-5 --steps 20
-    sed 's/delta = 0.1; };/delta = 0.1; cell_skin = 0.0; };/' dam_break_2d.cfg >noskin.cfg
-    against_one "2D, 2 ranks without the cells' skin, 20 steps" noskin.cfg 2 0 --steps 20
-    "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --backend cpu --out skin --steps 40 --threads 1 \
+    # without the cells' skin (numerics.cell_skin, off by default) the ranks' cells are one rank's,
+    # and before any particle migrates every sum runs in the same order: the same bits (above). With it the
+    # corrector reuses the step's cells: one build a step, which the closing line counts; the cells
+    # are wider than one rank's, so the sums run in another order (4.7e-7 dp after 20 steps).
+    sed 's/delta = 0.1; };/delta = 0.1; cell_skin = 0.1; };/' dam_break_2d.cfg >skin.cfg
+    against_one "2D, 2 ranks with the cells' skin, 20 steps" skin.cfg 2 1e-5 --steps 20
+    "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run skin.cfg --backend cpu --out skin --steps 40 --threads 1 \
         >/dev/null 2>skin.err || { echo "FAIL 2 ranks, 40 steps"; cat skin.err; exit 1; }
     saved=$(sed -n 's/.*; \([0-9]*\) cell builds saved by the skin.*/\1/p' skin.err | tail -1)
     if [ "${saved:-0}" -lt 30 ]; then
@@ -474,6 +475,10 @@ cuda)
     agree "CUDA, semi-implicit MPS, 2 ranks, GPU to GPU against through the host" mps_device mps_host 0
     run1 dam_break_2d.cfg --out one_fixed --until 0.08 "${fixed[@]}"
     agree "CUDA, 2D, 3 ranks against one, to 0.08 s" one_fixed np3_staged 1e-3
+    # the corrector on the cells of the step's start (numerics.cell_skin; the default at e713b71,
+    # when every CUDA case above ran with it on 4 x H100)
+    sed 's/delta = 0.1; };/delta = 0.1; cell_skin = 0.1; };/' dam_break_2d.cfg >skin.cfg
+    against_one "CUDA, 2D, 2 ranks with the cells' skin, to 0.08 s" skin.cfg 2 1e-3 --until 0.08 "${gpu[@]}"
     against_one "CUDA, explicit MPS, 2 ranks, to 0.03 s" emps.cfg 2 2e-4 --until 0.03 "${gpu[@]}"
     sed 's/delta = 0.1; };/delta = 0.1; boundary = "mdbc"; };/' dam_break_2d.cfg >mdbc.cfg
     sed 's/preconditioner = "multigrid"/preconditioner = "jacobi"/' mps.cfg >jacobi.cfg

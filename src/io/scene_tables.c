@@ -94,7 +94,7 @@ static const scene_key numerics_keys[] = {
      .def = {0.2}, .units = "", .doc = "CFL number of the time step"},
     {.name = "ndiv", .type = KT_INT, .offset = S(ndiv), .lo = 1, .hi = 3, .def = {2}, .units = "",
      .doc = "neighbour-grid cells per interaction radius"},
-    {.name = "cell_skin", .type = KT_REAL, .offset = S(cell_skin), .lo = 0, .hi = 0.5, .def = {0.1}, .units = "",
+    {.name = "cell_skin", .type = KT_REAL, .offset = S(cell_skin), .lo = 0, .hi = 0.5, .def = {0.0}, .units = "",
      .doc = "WCSPH, symplectic, on several MPI ranks: the neighbour cells' margin, a fraction of the interaction "
             "radius, that lets a step's corrector reuse its cells (0: rebuild them)"},
     {.name = "integrator", .type = KT_ENUM, .offset = S(integrator), .names = integrator_names,
