@@ -281,8 +281,7 @@ void domain_detach(sim *s)
         return;
     domain_ungather(s);
     if (s->be && s->be->buffer_free) { /* the plan's device copies, while the backend still holds its state */
-        s->be->buffer_free(s, &d->order_dev);
-        s->be->buffer_free(s, &d->slot_dev);
+        s->be->buffer_free(s, &d->plan_dev);
     }
     free(d->first);
     free(d->counts);
@@ -290,8 +289,7 @@ void domain_detach(sim *s)
     free(d->send_order);
     domain_transfer_free(d, s);
     free(d->notices);
-    free(d->plan_slot);
-    free(d->field_order);
+    free(d->plan);
     free(d->field_counts);
     free(d->sums);
     free(d->fill);

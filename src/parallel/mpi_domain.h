@@ -82,19 +82,17 @@ struct domain {
     int gathered;
     /* the halo's plan, from domain_build_cells until the ghosts are dropped: this rank's particles
      * that its neighbours hold as ghosts, in the order their values go out (by destination, as the
-     * ghosts went; field_order, plan_send of them) with that exchange's counts and offsets (as
-     * counts), and the slots of this rank's ghosts in the order their values arrive (plan_slot,
-     * plan_recv of them): the ghost exchange's lists, followed through the sort */
+     * ghosts went; plan[0 .. plan_send)) with that exchange's counts and offsets (as counts),
+     * then the slots of this rank's ghosts in the order their values arrive (plan_recv of them): the
+     * ghost exchange's lists in one, followed through the sort */
     int planned;
-    int32_t *field_order;
-    size_t plan_send, order_cap;
-    int32_t *plan_slot;
-    size_t plan_recv, slot_cap;
+    int32_t *plan;
+    size_t plan_send, plan_recv, plan_cap;
     int *field_counts; /* [4 size] */
-    /* field_order and plan_slot where the backend's halo hooks read them (backend.upload's copies,
-     * made once per plan; the host arrays where upload is NULL) */
+    /* the two lists where the backend's halo hooks read them (backend.upload's copy, made once per
+     * plan; the host array where upload is NULL) */
     const int32_t *order_at, *slot_at;
-    backend_buffer order_dev, slot_dev;
+    backend_buffer plan_dev;
     double *sums;      /* every rank's values in domain_sum, [sums_cap], grown to the largest call */
     size_t sums_cap;
     routes moves;      /* scratch: the particles that migrate, or go out as ghosts */
@@ -170,8 +168,8 @@ int domain_plan_keep(struct domain *d, size_t first, sl_err *err);
 int domain_plan_follow_sort(struct domain *d, sim *s, sl_err *err);
 
 /* Fields fields[0 .. nf) of the plan's particles (a field number BACKEND_FIELD_TAG: their tags)
- * sent again and written into the ghosts' slots (d->plan_slot, in the order they arrive), in place,
- * through the backend's halo hooks: on a device only the bands' values cross to the host. */
+ * sent again and written into the ghosts' slots (the plan's second list, in the order they arrive),
+ * in place, through the backend's halo hooks: on a device only the bands' values cross. */
 int domain_overwrite_fields(struct domain *d, sim *s, const int *fields, int nf, sl_err *err);
 
 /* Its transpose for one field: field `field` of the ghosts' slots sent back along the plan and added

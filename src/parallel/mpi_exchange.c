@@ -196,17 +196,12 @@ int domain_plan_keep(struct domain *d, size_t first, sl_err *err)
         nrecv += (size_t)d->counts[2 * R + q];
     }
     memcpy(d->field_counts, d->counts, 4 * (size_t)R * sizeof *d->counts);
-    if (grow_list(&d->plan_slot, &d->slot_cap, nrecv))
+    if (grow_list(&d->plan, &d->plan_cap, nsend + nrecv))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
-    /* the send order becomes the plan's (the next exchange fills the other list) */
-    int32_t *order = d->field_order;
-    size_t cap = d->order_cap;
-    d->field_order = d->send_order;
-    d->order_cap = d->send_order_cap;
-    d->send_order = order;
-    d->send_order_cap = cap;
+    /* one list, the send order then the ghosts' slots: one pass through the sort, one copy */
+    memcpy(d->plan, d->send_order, nsend * sizeof *d->plan);
     for (size_t k = 0; k < nrecv; ++k)
-        d->plan_slot[k] = (int32_t)(first + k);
+        d->plan[nsend + k] = (int32_t)(first + k);
     d->plan_send = nsend;
     d->plan_recv = nrecv;
     return SL_OK;
@@ -216,15 +211,13 @@ int domain_plan_keep(struct domain *d, size_t first, sl_err *err)
  * by every refresh until the next. */
 static int plan_upload(struct domain *d, sim *s, sl_err *err)
 {
-    d->order_at = d->field_order;
-    d->slot_at = d->plan_slot;
-    if (!s->be->upload)
-        return SL_OK;
-    if (d->plan_send)
-        d->order_at = s->be->upload(s, &d->order_dev, d->field_order, d->plan_send * sizeof *d->field_order);
-    if (d->plan_recv)
-        d->slot_at = s->be->upload(s, &d->slot_dev, d->plan_slot, d->plan_recv * sizeof *d->plan_slot);
-    if (d->order_at && d->slot_at)
+    const size_t m = d->plan_send + d->plan_recv;
+    const int32_t *at = d->plan;
+    if (s->be->upload && m)
+        at = s->be->upload(s, &d->plan_dev, d->plan, m * sizeof *d->plan);
+    d->order_at = at;
+    d->slot_at = at ? at + d->plan_send : NULL;
+    if (at || !m)
         return SL_OK;
     int rc = sim_backend_error(s, err);
     return rc ? rc : sl_fail(err, SL_ERR_RUNTIME, "MPI domain: the halo's plan could not be copied to the device");
@@ -236,8 +229,7 @@ int domain_plan_follow_sort(struct domain *d, sim *s, sl_err *err)
     if (!h->after_sort)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: backend %s cannot follow particles through its sort",
                        s->be->name);
-    SL_TRY(h->after_sort(s, d->field_order, d->plan_send, d->field_order, err));
-    SL_TRY(h->after_sort(s, d->plan_slot, d->plan_recv, d->plan_slot, err));
+    SL_TRY(h->after_sort(s, d->plan, d->plan_send + d->plan_recv, d->plan, err));
     return plan_upload(d, s, err);
 }
 
