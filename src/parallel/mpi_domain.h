@@ -1,5 +1,5 @@
-/* mpi_domain.h: the MPI domain's state, shared by its files: mpi_domain.c (start, attach, the
- * engine's collectives), mpi_slabs.c (cuts, balance, migration), mpi_select.c (which particles go
+/* mpi_domain.h: the MPI domain's state, shared by its files: mpi_domain.c (start, abort, the
+ * engine's collectives), mpi_attach.c (attach, describe, detach), mpi_slabs.c (cuts, balance, migration), mpi_select.c (which particles go
  * where), mpi_halo.c (the ghosts), mpi_exchange.c (particles as records between ranks, the halo's
  * plan), mpi_transfer.c (how the exchanges' bytes cross), mpi_gather.c (the whole state on the root). */
 #ifndef SLUICE_MPI_DOMAIN_H
@@ -149,7 +149,12 @@ int domain_select(struct domain *d, sim *s, enum slab_choice c, routes *r, sl_er
 /* Whether the cell build stages its exchanges through the backend's fetch, remove and append
  * and chooses through its select hook (backend.halo: a device backend; the host arrays then hold
  * nothing current). */
-int domain_staged(const sim *s);
+static inline int domain_staged(const sim *s)
+{
+    const backend_halo_hooks *h = s->be->halo;
+    return h->fetch && h->remove && h->append && h->ids_to_host && h->select &&
+           !(s->domain && s->domain->whole_arrays);
+}
 
 /* Sends the particles along r and appends what the other ranks send to s->p. as_ghost: copies whose
  * id is sent as -1 - id (the particles stay here); otherwise the particles move (removed here).

@@ -128,12 +128,6 @@ static int exchange_columns(struct domain *d, sim *s, int np, size_t nsend, size
                            d->counts + 3 * R, err);
 }
 
-int domain_staged(const sim *s)
-{
-    const backend_halo_hooks *h = s->be->halo;
-    return h->fetch && h->remove && h->append && h->ids_to_host && h->select && !(s->domain && s->domain->whole_arrays);
-}
-
 int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghost, sl_err *err)
 {
     particles *p = &s->p;
