@@ -96,6 +96,20 @@ agree() { # agree NAME DIR_A DIR_B TOL_DP: the last snapshots within TOL_DP, the
 
 # against_one NAME CFG NP TOL RUN_ARGS...: CFG on one rank (once for the same CFG and RUN_ARGS) and
 # on NP ranks, then agree; the two directories are left in $one and $many
+refused() { # refused NAME PATTERN COMMAND...: the command fails, does not hang, and says PATTERN on stderr
+    local name=$1 pattern=$2
+    shift 2
+    timeout 60 "$@" >out 2>err
+    local rc=$?
+    if [ $rc -eq 0 ] || [ $rc -eq 124 ] || ! grep -q "$pattern" err; then
+        echo "FAIL $name: exit status $rc (124: hung), stderr:"
+        head -3 err
+        fails=$((fails + 1))
+    else
+        echo "ok   $name: $(grep -m1 "$pattern" err)"
+    fi
+}
+
 against_one() {
     local name=$1 cfg=$2 np=$3 tol=$4
     shift 4
@@ -309,14 +323,8 @@ dam_break_2d)
     else
         echo "ok   balance by work: $(grep -o 'ms worked per step[^)]*)' work.err | tail -1)"
     fi
-    SLUICE_MPI_BALANCE=sideways "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --out bad_balance \
-        --steps 2 --quiet --threads 1 >/dev/null 2>err
-    if [ $? -eq 0 ] || ! grep -q "SLUICE_MPI_BALANCE=sideways: accepted: time" err; then
-        echo "FAIL SLUICE_MPI_BALANCE=sideways: not refused with the variable's name"
-        fails=$((fails + 1))
-    else
-        echo "ok   SLUICE_MPI_BALANCE=sideways refused"
-    fi
+    refused "SLUICE_MPI_BALANCE=sideways refused" "SLUICE_MPI_BALANCE=sideways: accepted: time" env SLUICE_MPI_BALANCE=sideways \
+        "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --out bad_balance --steps 2 --quiet --threads 1
     ;;
 dam_break_3d)
     against_one "3D, 2 ranks, 20 steps" dam_break_3d.cfg 2 1e-5 --steps 20
@@ -548,16 +556,8 @@ CFG
     fi
     # rank 0 fails writing a snapshot while rank 1 goes on: every rank stops, no hang
     mkdir -p blocked/snap_000001.h5/in_the_way
-    timeout 60 "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --out blocked --steps 2000 --quiet \
-        --threads 1 >out 2>err
-    rc=$?
-    if [ $rc -eq 0 ] || [ $rc -eq 124 ] || ! grep -q "rank 0 of 2: cannot write 'blocked/snap_000001.h5'" err; then
-        echo "FAIL a failing rank: exit status $rc (124: hung), stderr:"
-        head -3 err
-        fails=$((fails + 1))
-    else
-        echo "ok   a failing rank stops every rank (exit status $rc)"
-    fi
+    refused "a failing rank stops every rank" "rank 0 of 2: cannot write 'blocked/snap_000001.h5'" \
+        "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --out blocked --steps 2000 --quiet --threads 1
     # the exchanges' path (mpi_transfer.c): the CPU backend's go through host memory, and says so;
     # asking for GPU to GPU there, or for a path that does not exist, is refused with the variable
     "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --out hostpath --steps 3 --threads 1 >out 2>err
@@ -569,16 +569,8 @@ CFG
         echo "ok   the CPU backend's exchanges go through host memory"
     fi
     for want in device sideways; do
-        SLUICE_MPI_TRANSFER=$want timeout 60 "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg \
-            --out path_$want --steps 3 --quiet --threads 1 >out 2>err
-        rc=$?
-        if [ $rc -eq 0 ] || [ $rc -eq 124 ] || ! grep -q "SLUICE_MPI_TRANSFER=$want" err; then
-            echo "FAIL SLUICE_MPI_TRANSFER=$want on the CPU: exit status $rc (124: hung), stderr:"
-            head -3 err
-            fails=$((fails + 1))
-        else
-            echo "ok   SLUICE_MPI_TRANSFER=$want on the CPU refused: $(grep -m1 SLUICE_MPI_TRANSFER err)"
-        fi
+        refused "SLUICE_MPI_TRANSFER=$want on the CPU refused" "SLUICE_MPI_TRANSFER=$want" env SLUICE_MPI_TRANSFER=$want \
+            "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --out path_$want --steps 3 --quiet --threads 1
     done
     ;;
 *)
