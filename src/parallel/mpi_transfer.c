@@ -126,30 +126,29 @@ static int decide(struct domain *d, sim *s, sl_err *err)
     if (want && !host_only && !insist)
         return sl_fail(err, SL_ERR_INPUT, "environment variable SLUICE_MPI_TRANSFER=%s: accepted: host or device",
                        want);
+    d->peers = calloc((size_t)d->size, sizeof *d->peers);
+    transfer_notice mine = {0}, *all_notices = calloc((size_t)d->size, sizeof *all_notices);
+    if (!d->peers || !all_notices) {
+        free(all_notices);
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory"); /* (the command stops every rank) */
+    }
     int ok = !host_only && peer_hooks(s) && domain_staged(s), all;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, d->comm);
     if (all)
         all = one_host(d);
-    d->peers = calloc((size_t)d->size, sizeof *d->peers);
-    if (!d->peers)
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
     if (all) { /* try it: each rank maps its neighbours' first buffers */
         buffer_free(d, s, &d->sendbuf);
         buffer_free(d, s, &d->recvbuf);
         d->direct = 1;
         ok = grow(d, s, &d->sendbuf, 1) == 0;
-        transfer_notice mine = {0}, *all_notices = calloc((size_t)d->size, sizeof *all_notices);
         sl_err tried = {0};
-        if (ok && all_notices)
+        if (ok)
             ok = s->be->halo->peer_export(s, &d->sendbuf, &mine.handle, &tried) == SL_OK;
         mine.generation = d->send_generation;
-        if (all_notices)
-            MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all_notices, (int)sizeof mine, MPI_BYTE, d->comm);
-        for (int q = d->rank - 1; ok && all_notices && q <= d->rank + 1; q += 2)
+        MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all_notices, (int)sizeof mine, MPI_BYTE, d->comm);
+        for (int q = d->rank - 1; ok && q <= d->rank + 1; q += 2)
             if (q >= 0 && q < d->size)
                 ok = map_peer(d, s, q, &all_notices[q], &tried) == SL_OK;
-        free(all_notices);
-        ok = ok && all_notices;
         MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, d->comm);
         if (!all) {
             if (!ok) /* the rank that failed says why */
@@ -157,10 +156,13 @@ static int decide(struct domain *d, sim *s, sl_err *err)
                         tried.msg[0] ? tried.msg : "out of memory");
             domain_transfer_free(d, s);
             d->direct = 0;
-            if (!(d->peers = calloc((size_t)d->size, sizeof *d->peers)))
+            if (!(d->peers = calloc((size_t)d->size, sizeof *d->peers))) {
+                free(all_notices);
                 return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
+            }
         }
     }
+    free(all_notices);
     d->transfer_decided = 1;
     if (insist && !all)
         return sl_fail(err, SL_ERR_INPUT, "environment variable SLUICE_MPI_TRANSFER=device: the exchanges cannot go "
