@@ -72,6 +72,7 @@ struct domain {
     int skip_note;     /* the next step is not timed (the run's first: the autotuner; a balance's) */
     double last_wait;  /* the last time-step agreement's wait, s */
     double cost;       /* this rank's seconds per particle and step in the last comparison (0: none) */
+    int compared;      /* a comparison was made (on every rank at once) */
     double busy_run;   /* over the whole run: seconds worked in timed steps, and those steps */
     long busy_run_steps;
     long time_balances; /* balances that moved the cuts by work */

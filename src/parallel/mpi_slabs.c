@@ -97,6 +97,7 @@ static double work_imbalance(struct domain *d, size_t n, sl_err *err, int *faile
     }
     free(each);
     d->cost = n > 0 ? mine / (double)n : 0;
+    d->compared = 1; /* on every rank at once (their timed steps agree), whatever their costs */
     d->busy = 0;
     d->busy_steps = 0;
     return sum > 0 ? most * R / sum : 1.0;
@@ -139,7 +140,7 @@ int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
     MPI_Allgather(&mine, 1, MPI_INT64_T, per_rank, 1, MPI_INT64_T, d->comm);
     double counts = slab_imbalance(per_rank, R);
     free(per_rank);
-    int by_work = d->by_time && d->cost > 0; /* the same on every rank: all compared at once */
+    int by_work = d->by_time && d->compared; /* the same on every rank: all compared at once */
     int due = by_work ? work > DOMAIN_TIME_IMBALANCE : counts > DOMAIN_IMBALANCE;
     if (!due && s->step - d->balanced_step < DOMAIN_BALANCE_EVERY)
         return SL_OK;
