@@ -20,6 +20,7 @@
 
 #include "run/engine.h"
 #include "gpu/backend_cuda.h"
+#include "gpu_test.h"
 #include "gpu/pass_kernels.h"
 #include "physics/sph_eos.h"
 #include "schemes/mps/mps.h"
@@ -445,12 +446,8 @@ static void failed_pass_is_taken_once(void **state)
 
 int main(int argc, char **argv)
 {
-    if (!cuda_device_present()) {
-        printf("no CUDA device: skipped (run this test on a machine with an NVIDIA GPU)\n");
-        return 77;
-    }
+    GPU_TEST_SKIP_WITHOUT_DEVICE();
     source_dir = argc > 1 ? argv[1] : ".";
-    setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows in a log as it happens (sanitizer runs) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(strategies_match_oracle),
         cmocka_unit_test(mps_strategies_match_oracle),

@@ -21,6 +21,7 @@
 #include "core/floating.h"
 #include "core/sim.h"
 #include "gpu/backend_cuda.h"
+#include "gpu_test.h"
 #include "run/sim_create.h"
 #include "test_util.h"
 
@@ -110,10 +111,7 @@ static void test_cpu_gpu_agree_emps(void **state)
 
 int main(void)
 {
-    if (!cuda_device_present()) {
-        printf("no CUDA device: skipped (run this test on a machine with an NVIDIA GPU)\n");
-        return 77;
-    }
+    GPU_TEST_SKIP_WITHOUT_DEVICE();
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_cpu_gpu_agree), cmocka_unit_test(test_cpu_gpu_agree_mps),
                                        cmocka_unit_test(test_cpu_gpu_agree_emps)};
     return cmocka_run_group_tests(tests, NULL, NULL);

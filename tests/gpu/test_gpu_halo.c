@@ -15,6 +15,7 @@
 #include "base/scene.h"
 #include "core/sim.h"
 #include "gpu/backend_cuda.h"
+#include "gpu_test.h"
 #include "run/sim_create.h"
 
 #include <math.h>
@@ -339,11 +340,7 @@ static void choices(void **state)
 
 int main(void)
 {
-    if (!cuda_device_present()) {
-        printf("no CUDA device: skipped (run this test on a machine with an NVIDIA GPU)\n");
-        return 77;
-    }
-    setvbuf(stdout, NULL, _IOLBF, 0);
+    GPU_TEST_SKIP_WITHOUT_DEVICE();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hooks),
         cmocka_unit_test(choices),

@@ -15,6 +15,7 @@
 #include "core/motion.h"
 #include "core/sim.h"
 #include "gpu/backend_cuda.h"
+#include "gpu_test.h"
 #include "run/engine.h"
 #include "run/sim_create.h"
 #include "test_util.h"
@@ -133,11 +134,7 @@ static void mps_rotation(void **state)
 
 int main(void)
 {
-    if (!cuda_device_present()) {
-        printf("no CUDA device: skipped (run this test on a machine with an NVIDIA GPU)\n");
-        return 77;
-    }
-    setvbuf(stdout, NULL, _IOLBF, 0);
+    GPU_TEST_SKIP_WITHOUT_DEVICE();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(wcsph_sine),
         cmocka_unit_test(mdbc_rotation),

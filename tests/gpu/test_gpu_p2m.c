@@ -20,6 +20,7 @@
 
 #include "run/engine.h"
 #include "gpu/backend_cuda.h"
+#include "gpu_test.h"
 #include "gpu/p2m_cuda.h"
 #include "io/p2m_grid.h"
 #include "base/scene.h"
@@ -508,12 +509,8 @@ static void runs_write_same_grid(void **state)
 
 int main(int argc, char **argv)
 {
-    if (!cuda_device_present()) {
-        printf("no CUDA device: skipped (run this test on a machine with an NVIDIA GPU)\n");
-        return 77;
-    }
+    GPU_TEST_SKIP_WITHOUT_DEVICE();
     source_dir = argc > 1 ? argv[1] : ".";
-    setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows in a log as it happens (sanitizer runs) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gpu_matches_cpu_2d),
         cmocka_unit_test(gpu_matches_cpu_3d),

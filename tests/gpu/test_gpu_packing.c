@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "gpu/backend_cuda.h"
+#include "gpu_test.h"
 #include "test_util.h"
 #include "packing_util.h"
 
@@ -149,11 +150,7 @@ static void whole_packing(void **state)
 
 int main(void)
 {
-    if (!cuda_device_present()) {
-        printf("no CUDA device: skipped (run this test on a machine with an NVIDIA GPU)\n");
-        return 77;
-    }
-    setvbuf(stdout, NULL, _IOLBF, 0);
+    GPU_TEST_SKIP_WITHOUT_DEVICE();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shift_2d),
         cmocka_unit_test(shift_3d),

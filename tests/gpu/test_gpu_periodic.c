@@ -11,6 +11,7 @@
 
 #include "run/engine.h"
 #include "gpu/backend_cuda.h"
+#include "gpu_test.h"
 #include "gpu/pass_kernels.h"
 #include "schemes/mps/mps.h"
 #include "schemes/registry.h"
@@ -151,12 +152,8 @@ static void mps_strip_cpu_gpu(void **state)
 
 int main(int argc, char **argv)
 {
-    if (!cuda_device_present()) {
-        printf("no CUDA device: skipped (run this test on a machine with an NVIDIA GPU)\n");
-        return 77;
-    }
+    GPU_TEST_SKIP_WITHOUT_DEVICE();
     source_dir = argc > 1 ? argv[1] : ".";
-    setvbuf(stdout, NULL, _IOLBF, 0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(poiseuille_cpu_gpu),
         cmocka_unit_test(mps_strip_cpu_gpu),
