@@ -340,6 +340,64 @@ static void test_periodic_period_too_short(void **state)
     nbr_grid_free(&g);
 }
 
+/* Each particle's fields still its own after a build: field VX holds its first index, the positions
+ * are those it was given. */
+static void fields_follow(const particles *p, const real *x0)
+{
+    for (size_t i = 0; i < p->n; ++i) {
+        size_t first = (size_t)p->f[PF_VX][i];
+        assert_true(first < p->n);
+        assert_true(p->f[PF_X][i] == x0[first]);
+    }
+}
+
+/* The grid built for many particles, then for a share of them whose arrays gave back their room (an
+ * MPI rank keeps its slab's share, particles_fit) and then grew again, to fewer than the grid's room
+ * (a balance that moved many particles to the rank). The scratch a field is reordered into is an
+ * array the particles held, so it must grow with them although the grid's own arrays need not: it
+ * once wrote past its end here (heap-buffer-overflow in the sanitizer build, a crash in a 2-rank run
+ * balanced by work). */
+static void test_scratch_follows_the_particles_room(void **state)
+{
+    (void)state;
+    const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 0};
+    particles p;
+    make_layout(&p, 2, UNIFORM, 5000, lo, hi, 7);
+    nbr_grid g;
+    sl_err err;
+    assert_int_equal(nbr_grid_init(&g, 2, 2, (real)0.05, lo, hi, 0, 1 << 20, &err), SL_OK);
+    assert_int_equal(nbr_grid_build(&g, &p, &err), SL_OK);
+    assert_int_equal(particles_resize(&p, 500, &err), SL_OK); /* the rank's share */
+    particles_fit(&p);
+    assert_true(p.cap < 2000);
+    real *x0 = malloc(5000 * sizeof *x0);
+    assert_non_null(x0);
+    for (size_t i = 0; i < p.n; ++i) {
+        p.f[PF_VX][i] = (real)i;
+        x0[i] = p.f[PF_X][i];
+    }
+    assert_int_equal(nbr_grid_build(&g, &p, &err), SL_OK);
+    fields_follow(&p, x0);
+    uint64_t s = 11;
+    size_t grown = 3000; /* more than the fitted room, less than the grid's */
+    assert_int_equal(particles_resize(&p, grown, &err), SL_OK);
+    assert_true(p.cap < g.cap);
+    for (size_t i = 0; i < grown; ++i) {
+        if (i >= 500) {
+            p.f[PF_X][i] = (real)rnd(&s);
+            p.f[PF_Y][i] = (real)rnd(&s);
+        }
+        p.f[PF_VX][i] = (real)i;
+        x0[i] = p.f[PF_X][i];
+    }
+    assert_int_equal(nbr_grid_build(&g, &p, &err), SL_OK);
+    assert_int_equal(g.n_inside, grown);
+    fields_follow(&p, x0);
+    free(x0);
+    nbr_grid_free(&g);
+    particles_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_too_many_cells_is_an_error),
         cmocka_unit_test(test_periodic_candidates),
         cmocka_unit_test(test_periodic_period_too_short),
+        cmocka_unit_test(test_scratch_follows_the_particles_room),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

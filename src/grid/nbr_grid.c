@@ -110,6 +110,7 @@ int nbr_grid_reserve(nbr_grid *g, size_t n, sl_err *err)
         return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the neighbour grid of %zu particles", n);
     }
     g->cap = n;
+    g->field_cap = m;
     return SL_OK;
 }
 
@@ -150,9 +151,22 @@ int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err)
     size_t n = p->n;
     /* room for the particles' capacity: the reorder swaps each field with field_tmp, so every array
      * that becomes a field must keep the room particles_resize counts on */
-    int rc = nbr_grid_reserve(g, p->cap > n ? p->cap : n, err);
+    const size_t room = p->cap > n ? p->cap : n;
+    int rc = nbr_grid_reserve(g, room, err);
     if (rc)
         return rc;
+    /* The scratch a field is reordered into holds the room of the field array it last traded places
+     * with. When the particles' arrays were smaller than the grid's (an MPI rank keeps its slab's
+     * share, particles_fit) and have grown since, it must grow too: the grid's own arrays may still be
+     * large enough. */
+    if (g->field_cap < room) {
+        real *f = malloc(room * sizeof *f);
+        if (!f)
+            return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the neighbour grid of %zu particles", room);
+        free(g->field_tmp);
+        g->field_tmp = f;
+        g->field_cap = room;
+    }
     const int64_t nc = g->ncells;
     int32_t *start = g->cell_start;
     real *x = p->f[PF_X], *y = p->f[PF_Y], *z = p->f[PF_Z];
@@ -189,6 +203,7 @@ int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err)
         real *t = p->f[k];
         p->f[k] = g->field_tmp;
         g->field_tmp = t;
+        g->field_cap = p->cap > n ? p->cap : n; /* (every particle array holds the particles' room) */
     }
     /* id, type and tag: reorder through the int scratch array (cell_tmp is free now); type and tag
      * travel packed in one int. */

@@ -55,7 +55,9 @@ typedef struct nbr_grid {
     int32_t *cell;
     int32_t *cell_tmp;  /* scratch for the sort */
     int32_t *order;     /* order[k]: old index of the particle that goes to slot k */
-    real *field_tmp;    /* scratch for reordering one field */
+    real *field_tmp;    /* scratch for reordering one field; it trades places with the fields */
+    size_t field_cap;   /* particles field_tmp holds: after a build, the room of the particles' arrays
+                         * then (one of them became it), which may be less than cap */
     size_t cap;         /* particles the scratch arrays hold */
 } nbr_grid;
 
