@@ -89,13 +89,16 @@ int domain_attach(sim *s, double reach, sl_err *err)
     return SL_OK;
 }
 
-/* Every rank's value of `mine` appended to buf at w (MPI's counts are ints too, mpi_exchange.c);
+/* Every rank's value of `mine` appended to buf at w, each as fmt writes it (" %.0f" for counts);
  * returns the new end. Collective. */
-static int per_rank(const struct domain *d, int mine, char *buf, size_t len, int w)
+static int per_rank(const struct domain *d, double mine, const char *fmt, char *buf, size_t len, int w)
 {
-    MPI_Allgather(&mine, 1, MPI_INT, d->counts, 1, MPI_INT, d->comm);
-    for (int r = 0; r < d->size && w > 0 && (size_t)w < len; ++r)
-        w += snprintf(buf + w, len - (size_t)w, " %d", d->counts[r]);
+    double *each = malloc((size_t)d->size * sizeof *each);
+    if (each)
+        MPI_Allgather(&mine, 1, MPI_DOUBLE, each, 1, MPI_DOUBLE, d->comm);
+    for (int r = 0; each && r < d->size && w > 0 && (size_t)w < len; ++r)
+        w += snprintf(buf + w, len - (size_t)w, fmt, each[r]);
+    free(each); /* (a rank out of memory prints less, and the collectives stay in step) */
     return w;
 }
 
@@ -112,11 +115,11 @@ void domain_describe(const sim *s, char *buf, size_t len)
         w += snprintf(buf + w, len - (size_t)w, " %d", d->first[r]);
     if (w > 0 && (size_t)w < len)
         w += snprintf(buf + w, len - (size_t)w, " of %d (%.4g m wide); particles per rank", d->ncols, d->width);
-    w = per_rank(d, (int)s->p.n, buf, len, w);
+    w = per_rank(d, (double)s->p.n, " %.0f", buf, len, w);
     if (d->builds > 0) { /* (every rank has built as often) the plan keeps the last build's ghosts */
         if (w > 0 && (size_t)w < len)
             w += snprintf(buf + w, len - (size_t)w, "; ghosts per rank (last build)");
-        w = per_rank(d, (int)d->plan_recv, buf, len, w);
+        w = per_rank(d, (double)d->plan_recv, " %.0f", buf, len, w);
     }
     /* the decomposition's own time per cell build, the slowest rank's of each phase */
     double most[DOMAIN_TIMERS];
@@ -131,20 +134,14 @@ void domain_describe(const sim *s, char *buf, size_t len)
         w += snprintf(buf + w, len - (size_t)w, ")");
     if (d->reuses > 0 && w > 0 && (size_t)w < len) /* numerics.cell_skin */
         w += snprintf(buf + w, len - (size_t)w, "; %ld cell builds saved by the skin", d->reuses);
-    /* what the balance by work compares (every rank has timed as many steps) */
-    double worked = d->busy_run_steps > 0 ? 1e3 * d->busy_run / (double)d->busy_run_steps : 0;
-    double *each = malloc((size_t)d->size * sizeof *each);
-    if (each)
-        MPI_Allgather(&worked, 1, MPI_DOUBLE, each, 1, MPI_DOUBLE, d->comm);
-    if (each && d->busy_run_steps > 0 && w > 0 && (size_t)w < len) {
-        w += snprintf(buf + w, len - (size_t)w, "; ms worked per step per rank");
-        for (int r = 0; r < d->size && w > 0 && (size_t)w < len; ++r)
-            w += snprintf(buf + w, len - (size_t)w, " %.4g", each[r]);
+    if (d->busy_run_steps > 0) { /* what the balance by work compares (every rank timed as many steps) */
+        if (w > 0 && (size_t)w < len)
+            w += snprintf(buf + w, len - (size_t)w, "; ms worked per step per rank");
+        w = per_rank(d, 1e3 * d->busy_run / (double)d->busy_run_steps, " %.4g", buf, len, w);
         if (w > 0 && (size_t)w < len)
             w += snprintf(buf + w, len - (size_t)w, " (balanced by %s; %ld balances by work)",
                           d->by_time ? "work" : "count", d->time_balances);
     }
-    free(each);
     if (d->whole_steps > 0 && w > 0 && (size_t)w < len)
         w += snprintf(buf + w, len - (size_t)w, "; ms per step (slowest rank): whole %.4g, waiting for the other ranks %.3g",
                       1e3 * most[DT_STEP] / (double)d->whole_steps, 1e3 * most[DT_WAIT] / (double)d->steps);

@@ -76,31 +76,22 @@ int domain_distribute(sim *s, sl_err *err)
 }
 
 /* The work of each rank over the last DOMAIN_TIMED_STEPS timed steps, compared (every rank gets the
- * same answer): how far the slowest is above the mean, and this rank's cost per particle and step
- * kept for the cuts. 0 while the window is not full yet. */
-static double work_imbalance(struct domain *d, size_t n, sl_err *err, int *failed)
+ * same answer: domain_max and domain_sum): how far the slowest is above the mean, in *imbalance (0
+ * while the window is not full yet); this rank's cost per particle and step is kept for the cuts. */
+static int work_imbalance(struct domain *d, sim *s, double *imbalance, sl_err *err)
 {
-    *failed = 0;
+    *imbalance = 0;
     if (!d->by_time || d->busy_steps < DOMAIN_TIMED_STEPS)
-        return 0;
-    int R = d->size;
-    double mine = d->busy / (double)d->busy_steps, *each = malloc((size_t)R * sizeof *each);
-    if (!each) {
-        *failed = sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
-        return 0;
-    }
-    MPI_Allgather(&mine, 1, MPI_DOUBLE, each, 1, MPI_DOUBLE, d->comm);
-    double most = 0, sum = 0;
-    for (int r = 0; r < R; ++r) {
-        most = each[r] > most ? each[r] : most;
-        sum += each[r];
-    }
-    free(each);
-    d->cost = n > 0 ? mine / (double)n : 0;
+        return SL_OK;
+    double mine = d->busy / (double)d->busy_steps, most = mine, sum = mine;
+    SL_TRY(domain_max(s, &most, 1, err));
+    SL_TRY(domain_sum(s, &sum, 1, err));
+    d->cost = s->p.n > 0 ? mine / (double)s->p.n : 0;
     d->compared = 1; /* on every rank at once (their timed steps agree), whatever their costs */
     d->busy = 0;
     d->busy_steps = 0;
-    return sum > 0 ? most * R / sum : 1.0;
+    *imbalance = sum > 0 ? most * d->size / sum : 1.0;
+    return SL_OK;
 }
 
 /* Particles per column as the cuts weigh them: by count, or by work (each particle of this rank
@@ -112,8 +103,8 @@ static int weighed_columns(struct domain *d, sim *s, int by_work, int64_t *count
     SL_TRY(domain_staged(s) ? s->be->halo->ids_to_host(s, PF_X + d->axis, err) : SL_OK);
     column_counts(d, &s->p, count);
     if (by_work) {
-        double costs[2] = {d->cost, d->cost > 0}, all[2]; /* the mean over the ranks that have particles */
-        MPI_Allreduce(costs, all, 2, MPI_DOUBLE, MPI_SUM, d->comm);
+        double all[2] = {d->cost, d->cost > 0}; /* the mean over the ranks that have particles */
+        SL_TRY(domain_sum(s, all, 2, err));
         double weight = d->cost > 0 && all[0] > 0 ? 1024.0 * d->cost * all[1] / all[0] : 1024.0;
         for (int c = 0; c < d->ncols; ++c)
             count[c] = (int64_t)llround((double)count[c] * weight);
@@ -130,10 +121,9 @@ int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
     if (s->step == d->checked_step)
         return SL_OK;
     d->checked_step = s->step;
-    int R = d->size, failed;
-    double work = work_imbalance(d, s->p.n, err, &failed);
-    if (failed)
-        return failed;
+    int R = d->size;
+    double work;
+    SL_TRY(work_imbalance(d, s, &work, err));
     int64_t mine = (int64_t)s->p.n, *per_rank = malloc((size_t)R * sizeof *per_rank);
     if (!per_rank)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
