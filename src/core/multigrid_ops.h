@@ -21,8 +21,7 @@
 #include <stdint.h>
 
 enum {
-    MG_MAX_REACH = 3,           /* the first level's: ndiv */
-    MG_MAX_COARSE_STENCIL = 125 /* a merged level's reach is at most ceil(3 / 2) = 2: 5^3 entries */
+    MG_MAX_REACH = 3 /* the first level's: ndiv */
 };
 
 /* A level: cells on a box of n[0] x n[1] x n[2], cell c = ix + n0 (iy + n1 iz), and the stencil
@@ -46,9 +45,11 @@ enum mg_kind {
     MG_FINE_CORRECT,  /* out += omega work / diag */
     MG_FINE_PROLONG,  /* out_i += alpha coarse.x[cell of i] */
     MG_ROW_PARTIALS,  /* partial[s][i]: row i's entries summed by the stencil entry of their cell */
+    MG_FINE_POST,     /* out += alpha coarse.x[cell of i] + omega (work - alpha (A P coarse.x)) / diag,
+                       * A P from the row partials: FINE_PROLONG, FINE_RESIDUAL and FINE_CORRECT in one */
     /* over the cells of `coarse`, from the particles */
     MG_FINE_RESTRICT, /* coarse.b[c] = sum of work over the particles of cell c */
-    MG_FIRST_LEVEL,   /* coarse.a = P^T A P, from the row partials */
+    MG_FIRST_LEVEL,   /* coarse.a = P^T A P, from the row partials (over the entries of `coarse`) */
     /* over the cells of `fine` */
     MG_SMOOTH,        /* fine.x = omega fine.b / diag */
     MG_RESIDUAL,      /* fine.t = fine.b - A fine.x */
@@ -56,7 +57,7 @@ enum mg_kind {
     MG_PROLONG,       /* fine.x[c] += alpha coarse.x[parent of c] */
     /* over the cells of `coarse` */
     MG_RESTRICT,      /* coarse.b[c] = sum of fine.t over the children of c */
-    MG_GALERKIN,      /* coarse.a = P^T fine.a P */
+    MG_GALERKIN,      /* coarse.a = P^T fine.a P (over the entries of `coarse`) */
     MG_KINDS
 };
 
@@ -82,6 +83,7 @@ static inline const char *mg_kind_label(int kind)
     case MG_FINE_PRODUCT: return "mg.product";
     case MG_FINE_SMOOTH: case MG_FINE_CORRECT: case MG_FINE_RESIDUAL: return "mg.fine_smooth";
     case MG_FINE_PROLONG: case MG_FINE_RESTRICT: return "mg.fine_transfer";
+    case MG_FINE_POST: return "mg.fine_post";
     case MG_ROW_PARTIALS: case MG_FIRST_LEVEL: case MG_GALERKIN: return "mg.setup";
     default: return "mg.levels";
     }
@@ -92,10 +94,12 @@ HD static inline int64_t mg_range(const mg_args *m)
 {
     switch (m->kind) {
     case MG_FINE_PRODUCT: case MG_FINE_SMOOTH: case MG_FINE_RESIDUAL: case MG_FINE_CORRECT: case MG_FINE_PROLONG:
-    case MG_ROW_PARTIALS:
+    case MG_ROW_PARTIALS: case MG_FINE_POST:
         return m->n;
     case MG_SMOOTH: case MG_RESIDUAL: case MG_CORRECT: case MG_PROLONG:
         return m->fine.ncells;
+    case MG_FIRST_LEVEL: case MG_GALERKIN: /* one element per entry */
+        return m->coarse.ncells * m->coarse.nst;
     default:
         return m->coarse.ncells;
     }
@@ -168,78 +172,122 @@ HD static inline int mg_entry_of_delta(const mg_grid *g, int32_t delta)
     return (int)(ox + w * (oy + w * oz));
 }
 
+/* Entries of a row read at a time: their columns and values first, then their columns' cells and
+ * diagonals, so that the loads of a batch are in flight together (one after another, each waited
+ * for, they left the loop bound by latency). */
+enum { MG_ROW_BATCH = 8 };
+
 /* Row i's part of P^T A P: its entries summed by the stencil entry of their cell relative to i's
- * (columns that are not unknowns left out), into partial[s * stride + i] for every s. The rows are
- * assembled in candidate order, runs of cells by (dz, dy) with x increasing inside a run, so the
- * entry index only grows along a row: a running sum is written when it moves on, each slot once,
- * slots skipped written as zeros, and the lanes of a warp write the same slot at about the same
- * time. Should a row go back, its entry is added to the slot written before, so any order is
- * right; this one is fast. */
-HD static inline void mg_row_partials(const mg_args *m, int64_t i)
+ * (columns that are not unknowns left out), into out[s * ostride] for every s (the partials' own
+ * place, or a staging tile: the GPU's kernel). The rows are assembled in candidate order, runs of
+ * cells by (dz, dy) with x increasing inside a run, so the entry index only grows along a row: a
+ * running sum is written when it moves on, each slot once, slots skipped written as zeros. Should a
+ * row go back, its entry is added to the slot written before, so any order is right; this one is
+ * fast. */
+HD static inline void mg_row_partials_into(const mg_args *m, int64_t i, real *out, int64_t ostride)
 {
     const mg_grid *g = &m->coarse;
-    const int64_t stride = m->A.stride;
-    real *out = m->partial + i;
     int next = 0; /* slots below `next` are written */
     int cur = g->nst / 2;
     real acc = R(0.0);
     if (m->diag[i] != R(0.0)) {
-        int32_t len = m->A.count[i] < m->A.width ? m->A.count[i] : m->A.width;
-        int32_t ci = m->cell[i];
+        const int32_t len = m->A.count[i] < m->A.width ? m->A.count[i] : m->A.width;
+        const int32_t ci = m->cell[i];
         int open = 0; /* `cur` holds a running sum not yet written */
-        for (int32_t k = 0; k < len; ++k) {
-            int32_t j = m->A.col[sparse_ell_index(&m->A, (int32_t)i, k)];
-            if (m->diag[j] == R(0.0))
-                continue; /* P has no column for j: it is not an unknown */
-            real v = m->A.val[sparse_ell_index(&m->A, (int32_t)i, k)];
-            int s = mg_entry_of_delta(g, m->cell[j] - ci);
-            if (s < 0)
-                continue; /* across a periodic seam */
-            if (open && s == cur) {
-                acc += v;
-                continue;
+        for (int32_t k0 = 0; k0 < len; k0 += MG_ROW_BATCH) {
+            int32_t col[MG_ROW_BATCH];
+            real val[MG_ROW_BATCH];
+            int slot[MG_ROW_BATCH];
+            for (int b = 0; b < MG_ROW_BATCH; ++b) {
+                int64_t e = k0 + b < len ? sparse_ell_index(&m->A, (int32_t)i, k0 + b) : -1;
+                col[b] = e >= 0 ? m->A.col[e] : -1;
+                val[b] = e >= 0 ? m->A.val[e] : R(0.0);
             }
-            if (open) {
-                out[cur * stride] = acc;
-                next = cur + 1;
+            for (int b = 0; b < MG_ROW_BATCH; ++b) /* P has no column for j unless it is an unknown;
+                                                    * -1 also across a periodic seam */
+                slot[b] = col[b] >= 0 && m->diag[col[b]] != R(0.0) ? mg_entry_of_delta(g, m->cell[col[b]] - ci) : -1;
+            for (int b = 0; b < MG_ROW_BATCH; ++b) {
+                const int s = slot[b];
+                if (s < 0)
+                    continue;
+                if (open && s == cur) {
+                    acc += val[b];
+                    continue;
+                }
+                if (open) {
+                    out[cur * ostride] = acc;
+                    next = cur + 1;
+                }
+                if (s < next) { /* gone back: add to the slot written before */
+                    out[s * ostride] += val[b];
+                    open = 0;
+                    continue;
+                }
+                for (; next < s; ++next)
+                    out[next * ostride] = R(0.0);
+                cur = s;
+                acc = val[b];
+                open = 1;
             }
-            if (s < next) { /* gone back: add to the slot written before */
-                out[s * stride] += v;
-                open = 0;
-                continue;
-            }
-            for (; next < s; ++next)
-                out[next * stride] = R(0.0);
-            cur = s;
-            acc = v;
-            open = 1;
         }
         if (open) {
-            out[cur * stride] = acc;
+            out[cur * ostride] = acc;
             next = cur + 1;
         }
         /* the diagonal, into the centre slot (written by now: fill up to it first) */
-        int centre = g->nst / 2;
+        const int centre = g->nst / 2;
         for (; next <= centre; ++next)
-            out[next * stride] = R(0.0);
-        out[centre * stride] += m->diag[i];
+            out[next * ostride] = R(0.0);
+        out[centre * ostride] += m->diag[i];
     }
     for (; next < g->nst; ++next)
-        out[next * stride] = R(0.0);
+        out[next * ostride] = R(0.0);
 }
 
-/* P^T A P on the cells of the first level: the row partials of the particles of cell c summed. */
-HD static inline void mg_first_level(const mg_args *m, int64_t c)
+/* Entry s of cell c of P^T A P on the first level: the partials of slot s of the particles of c
+ * summed. One element per (entry, cell), cells fastest: a warp reads consecutive particles' partials
+ * and writes consecutive cells' entries. */
+HD static inline void mg_first_level(const mg_args *m, int64_t e)
 {
     const mg_grid *g = &m->coarse;
-    const int32_t b = m->cell_start[c], e = m->cell_start[c + 1];
-    for (int s = 0; s < g->nst; ++s) {
-        const real *p = m->partial + s * m->A.stride;
-        real sum = R(0.0);
-        for (int32_t i = b; i < e; ++i)
-            sum += p[i];
-        g->a[s * g->ncells + c] = sum;
-    }
+    const int s = (int)(e / g->ncells);
+    const int64_t c = e - (int64_t)s * g->ncells;
+    const real *p = m->partial + s * m->A.stride;
+    real sum = R(0.0);
+    for (int32_t i = m->cell_start[c]; i < m->cell_start[c + 1]; ++i)
+        sum += p[i];
+    g->a[e] = sum;
+}
+
+/* The V-cycle's particle loops after the coarse correction, in one: with z1 the Jacobi step before
+ * it, z2 = z1 + alpha P e and then z = z2 + omega D^-1 (r - A z2). The residual needs no product of
+ * the rows: r - A z2 = (r - A z1) - alpha (A P) e, where r - A z1 is `work` (the residual the
+ * restriction took, untouched by the cell levels) and the rows of A P are the row partials, summed
+ * over the row's stencil of cells (125 in 3D) instead of its entries (about 240 of 8 bytes): a
+ * quarter of the bytes of a product. The same operator as the three loops, so the V-cycle stays
+ * symmetric, wherever the partials are all of A P: not across a periodic seam, which they leave out
+ * (solver/multigrid.c keeps the three loops there). A non-zero partial is a cell inside the grid. */
+HD static inline void mg_fine_post(const mg_args *m, int64_t i)
+{
+    const real d = m->diag[i];
+    if (d == R(0.0))
+        return;
+    const mg_grid *g = &m->coarse;
+    const int r = g->reach, rz = g->dim == 3 ? r : 0;
+    const int64_t n0 = g->n[0], plane = (int64_t)g->n[0] * g->n[1], stride = m->A.stride;
+    const int64_t c = m->cell[i];
+    const real *part = m->partial + i;
+    real ape = R(0.0);
+    int s = 0;
+    for (int oz = -rz; oz <= rz; ++oz)
+        for (int oy = -r; oy <= r; ++oy)
+            for (int ox = -r; ox <= r; ++ox, ++s) {
+                real a = part[s * stride];
+                if (a != R(0.0))
+                    ape += a * g->x[c + ox + n0 * oy + plane * oz];
+            }
+    const real z2 = m->out[i] + m->alpha * g->x[c];
+    m->out[i] = z2 + m->omega * (m->work[i] - m->alpha * ape) / d;
 }
 
 /* ---- cell levels ------------------------------------------------------------------------------ */
@@ -280,42 +328,56 @@ HD static inline void mg_children(const mg_grid *fine, const int k[3], int lo[3]
     }
 }
 
-/* The coarse row of cell kc: each child's entries added at the offset of their cells' parents. An
- * empty child (no unknowns: a zero diagonal) has no entries and is skipped, which is most cells
- * where the domain holds air. */
-HD static inline void mg_galerkin(const mg_args *m, int64_t kc)
+/* The offsets o along one axis at which a child at q of the fine level (coarse cell k) sees a cell
+ * whose parent lies o' = oc coarse cells from k: [lo, hi] within the fine reach (empty when lo > hi). */
+HD static inline void mg_fine_offsets(const mg_grid *f, int d, int q, int k, int oc, int *lo, int *hi)
+{
+    const int r = d == 2 && f->dim != 3 ? 0 : f->reach;
+    if (f->n[d] > 1) { /* parents of q + o: (q + o) / merge == k + oc */
+        *lo = f->merge * (k + oc) - q;
+        *hi = *lo + f->merge - 1;
+    } else { /* an axis of one cell is not merged */
+        *lo = *hi = oc;
+    }
+    *lo = *lo < -r ? -r : *lo;
+    *hi = *hi > r ? r : *hi;
+}
+
+/* Entry s of coarse cell kc of P^T A P: the entries of kc's children at the fine offsets whose cells
+ * have their parent at kc's neighbour of entry s. An empty child (no unknowns: a zero diagonal) is
+ * skipped, which is most cells where the domain holds air. One element per (entry, coarse cell),
+ * cells fastest: each writes its own entry, coalesced, and the first merge (about 16,000 coarse
+ * cells at 10^6 particles) still fills the GPU (27 times that many elements). */
+HD static inline void mg_galerkin(const mg_args *m, int64_t e)
 {
     const mg_grid *f = &m->fine, *g = &m->coarse;
-    real bins[MG_MAX_COARSE_STENCIL];
-    for (int s = 0; s < g->nst; ++s)
-        bins[s] = R(0.0);
-    const int r = f->reach, rz = f->dim == 3 ? r : 0;
-    int k[3], lo[3], hi[3], q[3];
+    const int s = (int)(e / g->ncells);
+    const int64_t kc = e - (int64_t)s * g->ncells;
+    int k[3], lo[3], hi[3], q[3], oc[3];
+    const int w = 2 * g->reach + 1, fw = 2 * f->reach + 1;
+    oc[0] = s % w - g->reach;
+    oc[1] = (s / w) % w - g->reach;
+    oc[2] = g->dim == 3 ? s / (w * w) - g->reach : 0;
     mg_coords(g, kc, k);
     mg_children(f, k, lo, hi);
+    real sum = R(0.0);
     for (q[2] = lo[2]; q[2] <= hi[2]; ++q[2])
         for (q[1] = lo[1]; q[1] <= hi[1]; ++q[1])
             for (q[0] = lo[0]; q[0] <= hi[0]; ++q[0]) {
-                int64_t c = mg_index(f, q);
+                const int64_t c = mg_index(f, q);
                 if (mg_diagonal(f, c) == R(0.0))
                     continue;
-                int s = 0, o[3], p[3], pp[3];
-                for (o[2] = -rz; o[2] <= rz; ++o[2])
-                    for (o[1] = -r; o[1] <= r; ++o[1])
-                        for (o[0] = -r; o[0] <= r; ++o[0], ++s) {
-                            real a = f->a[s * f->ncells + c];
-                            if (a == R(0.0))
-                                continue;
-                            for (int d = 0; d < 3; ++d)
-                                p[d] = q[d] + o[d];
-                            mg_parent(f, p, pp);
-                            for (int d = 0; d < 3; ++d)
-                                pp[d] -= k[d];
-                            bins[mg_entry(g, pp)] += a;
+                int olo[3], ohi[3];
+                for (int d = 0; d < 3; ++d)
+                    mg_fine_offsets(f, d, q[d], k[d], oc[d], &olo[d], &ohi[d]);
+                for (int oz = olo[2]; oz <= ohi[2]; ++oz)
+                    for (int oy = olo[1]; oy <= ohi[1]; ++oy)
+                        for (int ox = olo[0]; ox <= ohi[0]; ++ox) {
+                            const int fs = (ox + f->reach) + fw * ((oy + f->reach) + (f->dim == 3 ? fw * (oz + f->reach) : 0));
+                            sum += f->a[fs * f->ncells + c];
                         }
             }
-    for (int s = 0; s < g->nst; ++s)
-        g->a[s * g->ncells + kc] = bins[s];
+    g->a[e] = sum;
 }
 
 /* ---- one element of any kind ------------------------------------------------------------------ */
@@ -348,7 +410,10 @@ HD static inline void mg_element(const mg_args *m, int kind, int64_t e)
         break;
     }
     case MG_ROW_PARTIALS:
-        mg_row_partials(m, e);
+        mg_row_partials_into(m, e, m->partial + e, m->A.stride);
+        break;
+    case MG_FINE_POST:
+        mg_fine_post(m, e);
         break;
     case MG_FIRST_LEVEL:
         mg_first_level(m, e);

@@ -24,6 +24,9 @@ typedef struct multigrid {
     int coarsest_cells;    /* coarsen until a level has at most this many cells */
     int merge;             /* cells merged per axis from level 2 on (level 1 to 2: always 2) */
     int level_sweeps;      /* Jacobi steps before and after the coarse correction on the cell levels */
+    int post_partials;     /* the particle loops after the coarse correction as one (MG_FINE_POST), its
+                            * residual from the row partials: set by multigrid_setup (not on a periodic
+                            * grid; SLUICE_MG_POST=0, a measurement knob, keeps the three loops) */
     int diag;              /* the diagonal's particle field: the V-cycle's rows (with overlapping blocks
                             * across processes, also rows that cg->diag has out) */
     /* the assembled particle operator (off-diagonal rows) */

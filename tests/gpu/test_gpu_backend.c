@@ -448,6 +448,8 @@ int main(int argc, char **argv)
 {
     GPU_TEST_SKIP_WITHOUT_DEVICE();
     source_dir = argc > 1 ? argv[1] : ".";
+    if (argc > 2) /* a pattern of test names: one case on the device without the rest */
+        cmocka_set_test_filter(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(strategies_match_oracle),
         cmocka_unit_test(mps_strategies_match_oracle),
