@@ -149,8 +149,14 @@ HD static inline real mg_fine_product(const mg_args *m, int64_t i, const real *v
             sum += m->A.val[(int64_t)k * st + i] * v[m->A.col[(int64_t)k * st + i]];
         return sum;
     }
-    for (int32_t k = 0; k < len; ++k)
-        sum += m->A.val[sparse_ell_index(&m->A, (int32_t)i, k)] * v[m->A.col[sparse_ell_index(&m->A, (int32_t)i, k)]];
+    for (int32_t k0 = 0; k0 < len; k0 += SPARSE_ELL_GROUP) { /* the width is whole groups */
+        int32_t col[SPARSE_ELL_GROUP];
+        real val[SPARSE_ELL_GROUP];
+        sparse_ell_load_group(&m->A, (int32_t)i, k0, col, val);
+        for (int b = 0; b < SPARSE_ELL_GROUP; ++b)
+            if (k0 + b < len)
+                sum += val[b] * v[col[b]];
+    }
     return sum;
 }
 
@@ -160,8 +166,9 @@ HD static inline real mg_fine_product(const mg_args *m, int64_t i, const real *v
  * the neighbour grid's margins see to that). Two 32-bit divisions instead of two coordinate
  * decompositions. -1 for a cell beyond reach: a neighbour across a periodic seam, which the cell
  * levels leave out (they are a preconditioner; dropping a symmetric pair of negative couplings keeps
- * the coarse operators diagonally dominant, so still positive definite). */
-HD static inline int mg_entry_of_delta(const mg_grid *g, int32_t delta)
+ * the coarse operators diagonally dominant, so still positive definite). The _x form also gives the
+ * x digit, ox + reach. */
+HD static inline int mg_entry_of_delta_x(const mg_grid *g, int32_t delta, int *ox_out)
 {
     uint32_t n0 = (uint32_t)g->n[0], n1 = (uint32_t)g->n[1], r = (uint32_t)g->reach, w = 2 * r + 1;
     uint32_t shifted = (uint32_t)delta + r * (1 + n0 + (g->dim == 3 ? n0 * n1 : 0));
@@ -169,47 +176,58 @@ HD static inline int mg_entry_of_delta(const mg_grid *g, int32_t delta)
     uint32_t oy = rest % n1, oz = rest / n1;
     if (ox >= w || oy >= w || oz >= w)
         return -1;
+    *ox_out = (int)ox;
     return (int)(ox + w * (oy + w * oz));
 }
 
-/* Entries of a row read at a time: their columns and values first, then their columns' cells and
- * diagonals, so that the loads of a batch are in flight together (one after another, each waited
- * for, they left the loop bound by latency). */
-enum { MG_ROW_BATCH = 8 };
+HD static inline int mg_entry_of_delta(const mg_grid *g, int32_t delta)
+{
+    int ox;
+    return mg_entry_of_delta_x(g, delta, &ox);
+}
 
 /* Row i's part of P^T A P: its entries summed by the stencil entry of their cell relative to i's
  * (columns that are not unknowns left out), into out[s * ostride] for every s (the partials' own
  * place, or a staging tile: the GPU's kernel). The rows are assembled in candidate order, runs of
  * cells by (dz, dy) with x increasing inside a run, so the entry index only grows along a row: a
- * running sum is written when it moves on, each slot once, slots skipped written as zeros. Should a
- * row go back, its entry is added to the slot written before, so any order is right; this one is
- * fast. */
+ * running sum is written when it moves on, each slot once, slots skipped written as zeros; and the
+ * next cell along x in reach is the next slot, so the divisions of mg_entry_of_delta_x are taken once
+ * a run, not once an entry. Should a row go back, its entry is added to the slot written before, so
+ * any order is right; this one is fast. A group of entries is read at a time, then its columns' cells
+ * and diagonals, so that the loads are in flight together. */
 HD static inline void mg_row_partials_into(const mg_args *m, int64_t i, real *out, int64_t ostride)
 {
     const mg_grid *g = &m->coarse;
+    const int w = 2 * g->reach + 1;
     int next = 0; /* slots below `next` are written */
     int cur = g->nst / 2;
     real acc = R(0.0);
     if (m->diag[i] != R(0.0)) {
         const int32_t len = m->A.count[i] < m->A.width ? m->A.count[i] : m->A.width;
         const int32_t ci = m->cell[i];
-        int open = 0; /* `cur` holds a running sum not yet written */
-        for (int32_t k0 = 0; k0 < len; k0 += MG_ROW_BATCH) {
-            int32_t col[MG_ROW_BATCH];
-            real val[MG_ROW_BATCH];
-            int slot[MG_ROW_BATCH];
-            for (int b = 0; b < MG_ROW_BATCH; ++b) {
-                int64_t e = k0 + b < len ? sparse_ell_index(&m->A, (int32_t)i, k0 + b) : -1;
-                col[b] = e >= 0 ? m->A.col[e] : -1;
-                val[b] = e >= 0 ? m->A.val[e] : R(0.0);
-            }
-            for (int b = 0; b < MG_ROW_BATCH; ++b) /* P has no column for j unless it is an unknown;
-                                                    * -1 also across a periodic seam */
-                slot[b] = col[b] >= 0 && m->diag[col[b]] != R(0.0) ? mg_entry_of_delta(g, m->cell[col[b]] - ci) : -1;
-            for (int b = 0; b < MG_ROW_BATCH; ++b) {
-                const int s = slot[b];
-                if (s < 0)
+        int open = 0;                       /* `cur` holds a running sum not yet written */
+        int32_t last_cell = -1;             /* the cell of the last entry that had a slot */
+        int last_slot = 0, last_x = w;      /* its slot and x digit (w: none yet) */
+        for (int32_t k0 = 0; k0 < len; k0 += SPARSE_ELL_GROUP) {
+            int32_t col[SPARSE_ELL_GROUP], cj[SPARSE_ELL_GROUP];
+            real val[SPARSE_ELL_GROUP];
+            sparse_ell_load_group(&m->A, (int32_t)i, k0, col, val);
+            for (int b = 0; b < SPARSE_ELL_GROUP; ++b) /* P has no column for j unless it is an unknown */
+                cj[b] = k0 + b < len && m->diag[col[b]] != R(0.0) ? m->cell[col[b]] : -1;
+            for (int b = 0; b < SPARSE_ELL_GROUP; ++b) {
+                if (cj[b] < 0)
                     continue;
+                const int32_t step = cj[b] - last_cell;
+                int s;
+                if (step >= 0 && last_x + step < w) { /* further along the same run of cells */
+                    s = last_slot + step;
+                    last_x += step;
+                } else if ((s = mg_entry_of_delta_x(g, cj[b] - ci, &last_x)) < 0) {
+                    last_x = w;
+                    continue; /* across a periodic seam */
+                }
+                last_cell = cj[b];
+                last_slot = s;
                 if (open && s == cur) {
                     acc += val[b];
                     continue;

@@ -350,12 +350,14 @@ HD static inline void mps_ppe_setup_pass_add(const pass_ctx *c, const mps_partic
 {
     const sim_params *P = &c->P;
     mps_scope with_pressure = mps_pass_scope(c, mps_kernel_lap(P), MC_MASK_PRESSURE);
-    mps_density_pair(&with_pressure, a, i, b, j, &s->wsum);
-    if (c->a.ell.val) { /* A's entry -c w_ij of each unknown neighbour, as mps_ppe_apply_pair sums them */
+    mps_pair g;
+    real w = mps_neighbour_weight(&with_pressure, a, i, b, j, &g);
+    if (w > R(0.0)) {
+        s->wsum += w;
+        /* A's entry -c w_ij of each unknown neighbour, as mps_ppe_apply_pair sums them: the same
+         * weight, the unknowns being particles with a pressure, so it is not computed again */
         mps_scope unknown = mps_pass_scope(c, mps_kernel_lap(P), MC_MASK_UNKNOWN);
-        mps_pair g;
-        real w = mps_neighbour_weight(&unknown, a, i, b, j, &g);
-        if (w > R(0.0))
+        if (c->a.ell.val && mps_admits(unknown.mask, i, b, j))
             sparse_ell_append(&c->a.ell, i, &s->entries, &s->pending, j, -mps_laplacian_factor(&unknown) * w);
     }
     if (P->mps.source == MPS_SOURCE_MIXED) {
