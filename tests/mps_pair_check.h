@@ -96,7 +96,7 @@ static void mps_random_sim(int dim, double dp, int ndiv, enum layout lay, const 
              "numerics = { spacing = %g; ndiv = %d; };\n"
              "mps = { %s re_density = 2.1; re_laplacian = 3.1; lsmps_scale = 1.0; };\n"
              "geometry = ( { type = \"fluid\"; min = %s; max = %s; } );\n"
-             "gpu = { strategy = \"par-part\"; sort = \"radix\"; };\n",
+             "gpu = { strategy = \"par-part\"; };\n",
              mc->method, dim,
              layout_domain(lay, dim),
              dim == 2 ? "[0.0, -9.81]" : "[0.0, 0.0, -9.81]", dp, ndiv, mc->mps,

@@ -4,7 +4,9 @@
  * (uniform, clustered, mostly empty), 2D and 3D, ndiv 1..3, and the scheme settings that select the
  * code paths. The grid visits its candidates in index order (mps_pair_check.h), so the results
  * must be bit-identical: the grid misses no neighbour and the body is the pair form. The CUDA
- * staged kernels drive the same pair form; the GPU test checks them against the all-pairs kernel. */
+ * staged kernels drive the same pair form; the GPU test checks them against the all-pairs kernel.
+ * Also accel's symmetric form (par-part-sym on the GPU: each pair once, both particles' terms) over
+ * all pairs i < j against the all-pairs loop. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -123,10 +125,76 @@ static void gather_matches_all_pairs(void **state)
     assert_int_equal(left_out, 0);
 }
 
+/* accel by its symmetric form: pair (i, j), i < j, once (mps_accel_pass_both), j's terms added to
+ * j's sums, then each particle's outputs from its sums. The sums add the same terms in another order
+ * (each particle's pairs with lower indices first), so the tolerance is float rounding: 1e-5 of the
+ * field's largest value (the GPU test's for its strategies); a term of the wrong sign or missing on
+ * one side is of the order of the field. The LSMPS Laplacian has no symmetric form (refused). */
+static void accel_symmetric_form(void **state)
+{
+    (void)state;
+    double worst = 0;
+    size_t left_out = 0;
+    for (int m = 0; m < MPS_NCASES; ++m)
+        for (int dim = 2; dim <= 3; ++dim)
+            for (int lay = UNIFORM; lay <= MOSTLY_EMPTY; ++lay) {
+                scene sc;
+                sim s;
+                mps_random_sim(dim, dim == 2 ? 0.04 : 0.1, 2, (enum layout)lay, &mps_cases[m], &backend_cpu, &sc, &s);
+                int lsmps = strstr(mps_cases[m].mps, "lsmps") != NULL;
+                assert_int_equal(mps_accel_pass_symmetric(&s.P), !lsmps);
+                if (lsmps) {
+                    sim_free(&s);
+                    scene_free(&sc);
+                    continue;
+                }
+                int32_t n = (int32_t)s.p.n;
+                mps_state in, oracle, got;
+                mps_state_save(&s, &in);
+                pass_ctx c = sim_host_ctx(&s);
+                for (int32_t i = 0; i < n; ++i)
+                    all_pairs_accel(&c, i, n);
+                mps_state_save(&s, &oracle);
+                mps_state_restore(&s, &in);
+                c = sim_host_ctx(&s);
+                real (*sums)[4] = calloc((size_t)n, sizeof *sums);
+                assert_non_null(sums);
+                for (int32_t i = 0; i < n; ++i) {
+                    mps_particle a = mps_accel_pass_load(&c, i);
+                    real own[4] = {0, 0, 0, 0};
+                    for (int32_t j = i + 1; j < n; ++j) {
+                        mps_particle b = mps_accel_pass_load(&c, j);
+                        mps_accel_pass_both(&c, &a, i, &b, j, own, sums[j]);
+                    }
+                    for (int k = 0; k < 4; ++k)
+                        sums[i][k] += own[k];
+                }
+                for (int32_t i = 0; i < n; ++i)
+                    mps_accel_pass_finish_sums(&c, i, sums[i]);
+                mps_state_save(&s, &got);
+                char what[160];
+                snprintf(what, sizeof what, "%s, %dD, %s layout, accel's symmetric form (%d particles)",
+                         mps_cases[m].name, dim, layout_name[lay], n);
+                size_t out;
+                mps_compare(&s, PASS_MPS_ACCEL, &oracle, &got, what, 1e-5, 0, &out, &worst);
+                left_out += out;
+                free(sums);
+                mps_state_free(&in);
+                mps_state_free(&oracle);
+                mps_state_free(&got);
+                sim_free(&s);
+                scene_free(&sc);
+            }
+    printf("accel's symmetric form against the all-pairs loop: largest difference %.3g of the field's largest\n",
+           worst);
+    assert_int_equal(left_out, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gather_matches_all_pairs),
+        cmocka_unit_test(accel_symmetric_form),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 #include "cuda_state.h"
 
 #include "gpu_check.h"
+#include "schemes/mps/mps_passes.h" /* mps_accel_pass_symmetric */
 
 #include <math.h>
 #include <stdio.h>
@@ -42,6 +43,7 @@ launch_geom cuda_geometry(const sim *s)
     g.sm_count = st->sm_count;
     g.reproducible = st->sort == GPU_SORT_RADIX;
     g.periodic = s->g.view.periodic != 0;
+    g.lsmps_laplacian = !mps_accel_pass_symmetric(&s->P);
     return g;
 }
 

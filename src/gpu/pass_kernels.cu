@@ -140,6 +140,7 @@ struct wcsph_forces_pairs_with {
     /* the packed w of the candidates whose pair with target a matters (sph_pair_matters): above
      * this; a boundary target takes fluid ones only */
     __device__ static real w_above(const source &a) { return a.fluid ? -FLT_MAX : R(0.0); }
+    __device__ static bool fluid(const source &a) { return a.fluid; }
     /* The memory of the outputs ax, ay, az, drho when they lie one after another, as the CUDA
      * backend keeps transient fields: only the finishing kernel writes them, so the packed data
      * may live there until then. NULL otherwise. */
@@ -187,8 +188,8 @@ typedef wcsph_forces_pairs_with<options_at_run_time> wcsph_forces_pairs;
 
 /* A pass of FORM PAIRS (core/pass.h): its pair form NAME_pass_load/begin/add/next/finish/cube, the
  * functions its CPU body runs, as the traits NAME_pairs that the staged kernels drive. */
-#define PAIR_FORM_TRAITS(NAME)                                                                          \
-    struct NAME##_pairs {                                                                               \
+#define PAIR_FORM_TRAITS_AS(NAME, STRUCT)                                                               \
+    struct STRUCT {                                                                                     \
         typedef decltype(NAME##_pass_load((const pass_ctx *)0, 0)) source;                              \
         typedef NAME##_pass_acc acc;                                                                    \
         typedef int view;                                                                               \
@@ -226,8 +227,59 @@ typedef wcsph_forces_pairs_with<options_at_run_time> wcsph_forces_pairs;
         }                                                                                               \
     };
 
+#define PAIR_FORM_TRAITS(NAME) PAIR_FORM_TRAITS_AS(NAME, NAME##_pairs)
+
+/* mps.accel: its pair form, and its symmetric form (mps_accel_pass_both) for par-part-sym. Every
+ * pair counts for both particles (the start density of every class), so there is no typed test: the
+ * packed data are the position alone. Not valid with the LSMPS Laplacian (launch_geom). */
+PAIR_FORM_TRAITS_AS(mps_accel, mps_accel_pair_form)
+struct mps_accel_pairs : mps_accel_pair_form {
+    struct both_acc {
+        real own[4];
+    };
+    __device__ static int dim(const pass_ctx &c) { return c.P.dim; }
+    __device__ static bool fluid(const source &) { return true; }
+    __device__ static real w_above(const source &) { return -FLT_MAX; }
+    __device__ static both_acc begin_both()
+    {
+        both_acc t = {{0, 0, 0, 0}};
+        return t;
+    }
+    __device__ static packed_particle pack(const pass_ctx &c, const view &v, int32_t i)
+    {
+        const source a = load(c, v, i);
+        packed_particle q = {a.x, a.y, a.z, R(1.0)};
+        return q;
+    }
+    __device__ static source unpack(const pass_ctx &c, const view &v, const packed_particle &, int32_t j)
+    {
+        return load(c, v, j);
+    }
+    static packed_particle *packed_area(const pass_ctx *, int32_t) { return NULL; }
+    __device__ static void add_both(const pass_ctx &c, const source &a, const source &b, int32_t j, sym_sum *sum,
+                                    both_acc &t)
+    {
+        real other[4] = {0, 0, 0, 0};
+        mps_accel_pass_both(&c, &a, -1, &b, j, t.own, other); /* j > i: never i, and a is not j */
+        atomic_add_sum(&sum[j], other[0], other[1], other[2], other[3]);
+    }
+    __device__ static void end_both(const pass_ctx &, const view &, int32_t i, const source &, sym_sum *sum,
+                                    const both_acc &t)
+    {
+        atomic_add_sum(&sum[i], t.own[0], t.own[1], t.own[2], t.own[3]);
+    }
+    __device__ static void finish_both(const pass_ctx &c, const view &, int32_t i, const sym_sum *sum)
+    {
+        const sym_sum q = sum[i];
+        const real sums[4] = {q.x, q.y, q.z, q.w};
+        mps_accel_pass_finish_sums(&c, i, sums);
+    }
+};
+
+static int mps_accel_sym(const pass_ctx *c, int32_t n, gpu_scratch *work, sl_err *err);
+
 /* The traits of every pass with a pair form, from the pass lists: generated for FORM PAIRS; FORM
- * SYM's are written above (wcsph_forces_pairs). */
+ * SYM's are written above (wcsph_forces_pairs, mps_accel_pairs). */
 #define PAIR_TRAITS_BODY(NAME)
 #define PAIR_TRAITS_PAIRS(NAME) PAIR_FORM_TRAITS(NAME)
 #define PAIR_TRAITS_SYM(NAME)
@@ -449,7 +501,7 @@ __global__ void k_par_part_sym(const __grid_constant__ pass_ctx c, int32_t n, sy
     const bool three = T::dim(c) == 3;
     const real cut2 = T::cutoff2(c);
     const real w_min = T::w_above(a);
-    const bool typed = !__all_sync(__activemask(), a.fluid); /* one value per warp */
+    const bool typed = !__all_sync(__activemask(), T::fluid(a)); /* one value per warp */
     const int32_t cell = c.nb.cell[i];
     const nbr_place at = nbr_place_of(&c.nb, cell, a.x, a.y, a.z, T::reach(c), 0);
     /* The runs before the own row's hold no j > i. Each warp starts at a different one of the rest
@@ -583,7 +635,8 @@ int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *
     case GS_PAR_PART_COMPACT:
         return has_pair_form(pass_id);
     case GS_PAR_PART_SYM:
-        return n == geo->n && has_sym_form(pass_id) && !geo->reproducible;
+        return n == geo->n && has_sym_form(pass_id) && !geo->reproducible &&
+               !(pass_id == PASS_MPS_ACCEL && geo->lsmps_laplacian);
     default:
         return 0;
     }
@@ -643,6 +696,11 @@ static int wcsph_forces_sym(const pass_ctx *c, int32_t n, gpu_scratch *work, sl_
 #undef WCSPH_SYM_FIXED
     }
     return launch_sym<wcsph_forces_pairs>(c, n, work, err);
+}
+
+static int mps_accel_sym(const pass_ctx *c, int32_t n, gpu_scratch *work, sl_err *err)
+{
+    return launch_sym<mps_accel_pairs>(c, n, work, err);
 }
 
 template <class T>

@@ -21,8 +21,8 @@
  *   par-part-sym  par-part-compact over half of the pairs: thread i takes the candidates j > i,
  *                evaluates each pair once for both particles and adds j's share to j's sums by
  *                atomics (16 bytes per particle of scratch); passes with a symmetric form only
- *                (the WCSPH forces), and not when runs must be bit-identical (the order of the
- *                float atomics varies).
+ *                (the WCSPH forces; MPS's accel without the LSMPS Laplacian), and not when runs must
+ *                be bit-identical (the order of the float atomics varies).
  * par-part and par-cell run any body. The staged strategies need the pass's pair form (load a
  * source, begin a target, add a pair, end a sweep, finish a target): the WCSPH forces
  * (sph_forces.h) and every MPS neighbour pass (mps_passes.h: accel, collision, density,
@@ -59,6 +59,8 @@ typedef struct launch_geom {
     int reproducible;  /* bit-identical runs asked for (radix sort): no strategy whose sums vary */
     int periodic;      /* the grid wraps around: only the strategies that walk the candidates through
                         * NBR_FOR_CANDIDATES (par-part, par-cell) see across the seam */
+    int lsmps_laplacian; /* MPS's viscous Laplacian is LSMPS's, whose sweeps have no symmetric form:
+                          * mps.accel takes no par-part-sym (mps_accel_pass_symmetric) */
 } launch_geom;
 
 /* A strategy's name as scene files and the command line spell it (defined in backend_cuda.cu,

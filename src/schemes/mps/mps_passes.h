@@ -40,7 +40,7 @@ enum mps_slot {
  * operators`. floating_mps_force (boundary/floating_mps.h) gathers, for the floating bodies'
  * particles only, the reaction of a term of the step (FORM BODY). */
 #define MPS_PASSES(X)                                                                               \
-    X(mps_accel, PASS_MPS_ACCEL, "mps.accel", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS)             \
+    X(mps_accel, PASS_MPS_ACCEL, "mps.accel", PASS_NEIGHBOURS | PASS_REPEATABLE, SYM)               \
     X(mps_predict, PASS_MPS_PREDICT, "mps.predict", 0, BODY)                                        \
     X(mps_density, PASS_MPS_DENSITY, "mps.density", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS)       \
     X(mps_ppe_setup, PASS_MPS_PPE_SETUP, "mps.ppe_setup", PASS_NEIGHBOURS | PASS_REPEATABLE, PAIRS) \
@@ -182,6 +182,56 @@ HD static inline void mps_accel_pass_finish(const pass_ctx *c, const mps_particl
     PASS_FIELD(c, MS_AY)[i] = acc[1];
     PASS_FIELD(c, MS_AZ)[i] = P->dim == 3 ? acc[2] : 0;
     PASS_FIELD(c, MS_FALLBACK)[i] = (real)s->fallbacks;
+}
+
+/* accel's symmetric form (FORM SYM: par-part-sym on the GPU), for a run without the LSMPS
+ * Laplacian (mps_accel_pass_symmetric): pair (i, j) taken once, i's terms added to own and j's to
+ * other, each {Laplacian sum x, y, z; start density}: the weights and masks of mps_accel_pass_add's
+ * first sweep, the density's term symmetric and the Laplacian's antisymmetric. */
+HD static inline int mps_accel_pass_symmetric(const sim_params *P)
+{
+    return !(P->mps.lsmps && P->nu > 0);
+}
+
+HD static inline void mps_accel_pass_both(const pass_ctx *c, const mps_particle *a, int32_t i, const mps_particle *b,
+                                          int32_t j, real own[4], real other[4])
+{
+    const sim_params *P = &c->P;
+    mps_scope n = mps_pass_scope(c, mps_kernel_n(P), MPS_EVERY_CLASS);
+    mps_pair g;
+    real w = mps_neighbour_weight(&n, a, i, b, j, &g);
+    if (w > R(0.0)) {
+        own[3] += w;
+        if (mps_admits(n.mask, j, a, i))
+            other[3] += w;
+    }
+    if (!(P->nu > R(0.0)))
+        return;
+    mps_scope lap = mps_pass_scope(c, mps_kernel_lap(P), MC_MASK_ALL);
+    w = mps_neighbour_weight(&lap, a, i, b, j, &g);
+    if (!(w > R(0.0)))
+        return;
+    const int other_too = mps_admits(lap.mask, j, a, i);
+    for (int d = 0; d < mps_accel_nv(c); ++d) {
+        real t = (b->u[d] - a->u[d]) * w;
+        own[d] += t;
+        if (other_too)
+            other[d] -= t;
+    }
+}
+
+/* Particle i's outputs from the sums of every pair (mps_accel_pass_both's own and other added):
+ * what mps_accel_pass_finish writes after the first sweep. */
+HD static inline void mps_accel_pass_finish_sums(const pass_ctx *c, int32_t i, const real sums[4])
+{
+    mps_accel_pass_acc s;
+    mps_particle a = mps_accel_pass_load(c, i);
+    mps_accel_pass_begin(c, &a, i, &s);
+    s.n_start = sums[3];
+    for (int d = 0; d < 3; ++d)
+        s.lsum[d] = sums[d];
+    mps_accel_pass_next(c, &a, i, &s); /* the Laplacian's factor where the gather's first sweep applies it */
+    mps_accel_pass_finish(c, &a, i, &s);
 }
 
 HD static inline real mps_accel_pass_reach(const pass_ctx *c)
