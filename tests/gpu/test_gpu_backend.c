@@ -190,9 +190,9 @@ static void check_mps_case(int dim, int ndiv, enum layout lay, const mps_case *m
                 int expected = ps->id == PASS_MPS_ACCEL && strstr(mc->mps, "lsmps") == NULL;
                 if (valid != expected)
                     fail_msg("%s: %s", each, valid ? "accepted" : "refused");
-            }
-            if (!valid && (strategy == GS_PAR_PART || strategy == GS_PAR_CELL || lay != CLUSTERED))
+            } else if (!valid && (strategy == GS_PAR_PART || strategy == GS_PAR_CELL || lay != CLUSTERED)) {
                 fail_msg("%s: refused", each);
+            }
             if (!valid)
                 continue;
             if (lay != CLUSTERED)
