@@ -47,8 +47,10 @@ enum mg_kind {
     MG_ROW_PARTIALS,  /* partial[s][i]: row i's entries summed by the stencil entry of their cell */
     MG_FINE_POST,     /* out += alpha coarse.x[cell of i] + omega (work - alpha (A P coarse.x)) / diag,
                        * A P from the row partials: FINE_PROLONG, FINE_RESIDUAL and FINE_CORRECT in one */
+    MG_FINE_POST_ZERO, /* the same from out = 0 (the hybrid cycle: work is r) */
     /* over the cells of `coarse`, from the particles */
     MG_FINE_RESTRICT, /* coarse.b[c] = sum of work over the particles of cell c */
+    MG_FINE_RESTRICT_SMOOTHED, /* coarse.b = P^T (in - A work), A P from the partials (work = S in) */
     MG_FIRST_LEVEL,   /* coarse.a = P^T A P, from the row partials (over the entries of `coarse`) */
     /* over the cells of `fine` */
     MG_SMOOTH,        /* fine.x = omega fine.b / diag */
@@ -83,7 +85,8 @@ static inline const char *mg_kind_label(int kind)
     case MG_FINE_PRODUCT: return "mg.product";
     case MG_FINE_SMOOTH: case MG_FINE_CORRECT: case MG_FINE_RESIDUAL: return "mg.fine_smooth";
     case MG_FINE_PROLONG: case MG_FINE_RESTRICT: return "mg.fine_transfer";
-    case MG_FINE_POST: return "mg.fine_post";
+    case MG_FINE_POST: case MG_FINE_POST_ZERO: return "mg.fine_post";
+    case MG_FINE_RESTRICT_SMOOTHED: return "mg.fine_restrict";
     case MG_ROW_PARTIALS: case MG_FIRST_LEVEL: case MG_GALERKIN: return "mg.setup";
     default: return "mg.levels";
     }
@@ -94,7 +97,7 @@ HD static inline int64_t mg_range(const mg_args *m)
 {
     switch (m->kind) {
     case MG_FINE_PRODUCT: case MG_FINE_SMOOTH: case MG_FINE_RESIDUAL: case MG_FINE_CORRECT: case MG_FINE_PROLONG:
-    case MG_ROW_PARTIALS: case MG_FINE_POST:
+    case MG_ROW_PARTIALS: case MG_FINE_POST: case MG_FINE_POST_ZERO:
         return m->n;
     case MG_SMOOTH: case MG_RESIDUAL: case MG_CORRECT: case MG_PROLONG:
         return m->fine.ncells;
@@ -285,7 +288,7 @@ HD static inline void mg_first_level(const mg_args *m, int64_t e)
  * quarter of the bytes of a product. The same operator as the three loops, so the V-cycle stays
  * symmetric, wherever the partials are all of A P: not across a periodic seam, which they leave out
  * (solver/multigrid.c keeps the three loops there). A non-zero partial is a cell inside the grid. */
-HD static inline void mg_fine_post(const mg_args *m, int64_t i)
+HD static inline void mg_fine_post(const mg_args *m, int64_t i, int from_zero)
 {
     const real d = m->diag[i];
     if (d == R(0.0))
@@ -304,8 +307,46 @@ HD static inline void mg_fine_post(const mg_args *m, int64_t i)
                 if (a != R(0.0))
                     ape += a * g->x[c + ox + n0 * oy + plane * oz];
             }
-    const real z2 = m->out[i] + m->alpha * g->x[c];
+    const real z2 = (from_zero ? R(0.0) : m->out[i]) + m->alpha * g->x[c];
     m->out[i] = z2 + m->omega * (m->work[i] - m->alpha * ape) / d;
+}
+
+/* The restriction of the hybrid cycle without a product of the rows: P^T (in - A work) with work =
+ * S in (S = omega / diag, MG_FINE_SMOOTH's), (P^T A work)_c = ((A P)^T work)_c gathered from the rows'
+ * partials: the particles i of each cell c' within reach of c, partial i's entry at c's offset from
+ * c', times work_i. Slot s's share of cell c (the particles of a cell are consecutive: one read per
+ * slot); the GPU sums a cell's slots across a warp. */
+HD static inline real mg_restrict_smoothed_slot(const mg_args *m, int64_t c, int s)
+{
+    const mg_grid *g = &m->coarse;
+    const int r = g->reach, w = 2 * r + 1;
+    const int ox = s % w - r, oy = (s / w) % w - r, oz = g->dim == 3 ? s / (w * w) - r : 0;
+    const int64_t cc = c - ox - (int64_t)g->n[0] * (oy + (int64_t)g->n[1] * oz); /* its rows see c at slot s */
+    if (cc < 0 || cc >= g->ncells)
+        return R(0.0);
+    const real *part = m->partial + s * m->A.stride;
+    real sum = R(0.0);
+    for (int32_t i = m->cell_start[cc]; i < m->cell_start[cc + 1]; ++i)
+        sum += part[i] * m->work[i];
+    return sum;
+}
+
+/* v summed over cell c's unknowns (P^T v). */
+HD static inline real mg_cell_sum(const mg_args *m, int64_t c, const real *v)
+{
+    real sum = R(0.0);
+    for (int32_t i = m->cell_start[c]; i < m->cell_start[c + 1]; ++i)
+        if (m->diag[i] != R(0.0))
+            sum += v[i];
+    return sum;
+}
+
+HD static inline void mg_fine_restrict_smoothed(const mg_args *m, int64_t c)
+{
+    real sum = R(0.0);
+    for (int s = 0; s < m->coarse.nst; ++s)
+        sum += mg_restrict_smoothed_slot(m, c, s);
+    m->coarse.b[c] = mg_cell_sum(m, c, m->in) - sum;
 }
 
 /* ---- cell levels ------------------------------------------------------------------------------ */
@@ -431,7 +472,13 @@ HD static inline void mg_element(const mg_args *m, int kind, int64_t e)
         mg_row_partials_into(m, e, m->partial + e, m->A.stride);
         break;
     case MG_FINE_POST:
-        mg_fine_post(m, e);
+        mg_fine_post(m, e, 0);
+        break;
+    case MG_FINE_POST_ZERO:
+        mg_fine_post(m, e, 1);
+        break;
+    case MG_FINE_RESTRICT_SMOOTHED:
+        mg_fine_restrict_smoothed(m, e);
         break;
     case MG_FIRST_LEVEL:
         mg_first_level(m, e);

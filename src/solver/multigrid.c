@@ -205,8 +205,10 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
     }
     /* the partials leave out the couplings across a periodic seam (mg_entry_of_delta), so there they
      * are not all of A P, which MG_FINE_POST needs */
-    const char *post = getenv("SLUICE_MG_POST");
+    const char *post = getenv("SLUICE_MG_POST"), *cycle = getenv("SLUICE_MG_CYCLE");
     mg->post_partials = !s->g.view.periodic && !(post && strcmp(post, "0") == 0);
+    /* the hybrid cycle needs all of A P too; SLUICE_MG_CYCLE=v (a measurement knob) keeps the V-cycle */
+    mg->cycle = mg->post_partials && !(cycle && strcmp(cycle, "v") == 0) ? MG_CYCLE_HYBRID : MG_CYCLE_V;
     mg_args m;
     memset(&m, 0, sizeof m);
     m.A = mg->A;
@@ -264,8 +266,16 @@ static int record_cycle(sim *s, void *ctx)
     return cycle(s, c->mg, c->m, 0);
 }
 
-/* Symmetric: the same Jacobi step before and after each coarse correction, and the coarsest level's
- * sweeps from zero are a polynomial in D^-1 A times D^-1; so PCG may use it. */
+/* z = B r, B symmetric positive definite (C, the cell levels' V-cycle, is: the same Jacobi steps
+ * before and after each coarse correction, the coarsest level's sweeps from zero a polynomial in
+ * D^-1 A times D^-1), so PCG may use it. With S = omega D^-1 on the particles, B is
+ *  - the hybrid cycle (MG_CYCLE_HYBRID): B = S + (I - S A) P C P^T (I - A S), one Jacobi step and the
+ *    coarse correction projected on both sides. Both projections come from the row partials, the
+ *    rows of A P: P^T (r - A S r) = P^T r - (A P)^T S r and (I - S A) P e = P e - S (A P) e, so the
+ *    cycle reads no row of A (docs/methods.md);
+ *  - the V-cycle (MG_CYCLE_V): B = 2S - SAS + (I - SA) P C P^T (I - AS), a Jacobi step before the
+ *    correction (its residual a product of the rows) and one after (from the partials where they are
+ *    all of A P). */
 int multigrid_precondition(sim *s, const cg_problem *cg)
 {
     const multigrid *mg = cg->data;
@@ -276,19 +286,25 @@ int multigrid_precondition(sim *s, const cg_problem *cg)
     m.omega = mg->omega;
     m.alpha = mg->alpha;
     m.coarse = mg->level[0];
+    m.partial = mg->partial;
     int d = mg->diag, r = cg->r, z = cg->z, t = cg->q;
     int rc;
     /* the cell levels' loops are the same at every application: the backend may replay them */
     cycle_ctx ctx = {mg, &m};
+    if (mg->cycle == MG_CYCLE_HYBRID) { /* t = S r, then P^T (r - A t) */
+        if ((rc = run(s, &m, MG_FINE_SMOOTH, d, r, t, -1)) || (rc = run(s, &m, MG_FINE_RESTRICT_SMOOTHED, d, r, -1, t)) ||
+            (rc = s->be->mg->replay(s, mg, mg->generation, record_cycle, &ctx)))
+            return rc;
+        m.coarse = mg->level[0];
+        return run(s, &m, MG_FINE_POST_ZERO, d, -1, z, r); /* z = alpha P e + S (r - alpha A P e) */
+    }
     if ((rc = run(s, &m, MG_FINE_SMOOTH, d, r, z, -1)) || (rc = run(s, &m, MG_FINE_RESIDUAL, d, r, z, t)) ||
         (rc = run(s, &m, MG_FINE_RESTRICT, d, -1, -1, t)) ||
         (rc = s->be->mg->replay(s, mg, mg->generation, record_cycle, &ctx)))
         return rc;
     m.coarse = mg->level[0];
-    if (mg->post_partials) { /* t still holds r - A z1: the cell levels write only their own arrays */
-        m.partial = mg->partial;
+    if (mg->post_partials) /* t still holds r - A z1: the cell levels write only their own arrays */
         return run(s, &m, MG_FINE_POST, d, -1, z, t);
-    }
     if ((rc = run(s, &m, MG_FINE_PROLONG, d, -1, z, -1)) || (rc = run(s, &m, MG_FINE_RESIDUAL, d, r, z, t)))
         return rc;
     return run(s, &m, MG_FINE_CORRECT, d, -1, z, t);

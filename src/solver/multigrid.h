@@ -16,6 +16,9 @@ struct sim;
 
 enum { MG_MAX_LEVELS = 16 };
 
+/* What the preconditioner does on the particles (multigrid_precondition). */
+enum mg_cycle { MG_CYCLE_V, MG_CYCLE_HYBRID };
+
 typedef struct multigrid {
     /* settings (multigrid_init's defaults) */
     real omega;            /* Jacobi weight on every level */
@@ -27,6 +30,8 @@ typedef struct multigrid {
     int post_partials;     /* the particle loops after the coarse correction as one (MG_FINE_POST), its
                             * residual from the row partials: set by multigrid_setup (not on a periodic
                             * grid; SLUICE_MG_POST=0, a measurement knob, keeps the three loops) */
+    int cycle;             /* enum mg_cycle: set by multigrid_setup (hybrid where post_partials allows;
+                            * SLUICE_MG_CYCLE=v, a measurement knob, keeps the V-cycle) */
     int diag;              /* the diagonal's particle field: the V-cycle's rows (with overlapping blocks
                             * across processes, also rows that cg->diag has out) */
     /* the assembled particle operator (off-diagonal rows) */
