@@ -311,26 +311,6 @@ HD static inline void mg_fine_post(const mg_args *m, int64_t i, int from_zero)
     m->out[i] = z2 + m->omega * (m->work[i] - m->alpha * ape) / d;
 }
 
-/* The restriction of the hybrid cycle without a product of the rows: P^T (in - A work) with work =
- * S in (S = omega / diag, MG_FINE_SMOOTH's), (P^T A work)_c = ((A P)^T work)_c gathered from the rows'
- * partials: the particles i of each cell c' within reach of c, partial i's entry at c's offset from
- * c', times work_i. Slot s's share of cell c (the particles of a cell are consecutive: one read per
- * slot); the GPU sums a cell's slots across a warp. */
-HD static inline real mg_restrict_smoothed_slot(const mg_args *m, int64_t c, int s)
-{
-    const mg_grid *g = &m->coarse;
-    const int r = g->reach, w = 2 * r + 1;
-    const int ox = s % w - r, oy = (s / w) % w - r, oz = g->dim == 3 ? s / (w * w) - r : 0;
-    const int64_t cc = c - ox - (int64_t)g->n[0] * (oy + (int64_t)g->n[1] * oz); /* its rows see c at slot s */
-    if (cc < 0 || cc >= g->ncells)
-        return R(0.0);
-    const real *part = m->partial + s * m->A.stride;
-    real sum = R(0.0);
-    for (int32_t i = m->cell_start[cc]; i < m->cell_start[cc + 1]; ++i)
-        sum += part[i] * m->work[i];
-    return sum;
-}
-
 /* v summed over cell c's unknowns (P^T v). */
 HD static inline real mg_cell_sum(const mg_args *m, int64_t c, const real *v)
 {
@@ -341,11 +321,34 @@ HD static inline real mg_cell_sum(const mg_args *m, int64_t c, const real *v)
     return sum;
 }
 
+/* The restriction of the hybrid cycle without a product of the rows: P^T (in - A work) with work =
+ * S in (S = omega / diag, MG_FINE_SMOOTH's), (P^T A work)_c = ((A P)^T work)_c gathered from the rows'
+ * partials: the particles i of each cell c' within reach of c, partial i's entry at c's offset from
+ * c', times work_i. The cells c' of one (dy, dz) row of the stencil are consecutive, so their
+ * particles' bounds are read together first (clamped to the grid: a bound outside makes an empty
+ * range; cells across the grid's x edge are margin cells, empty, as mg_level_product relies on). */
 HD static inline void mg_fine_restrict_smoothed(const mg_args *m, int64_t c)
 {
+    const mg_grid *g = &m->coarse;
+    const int r = g->reach, rz = g->dim == 3 ? r : 0, w = 2 * r + 1;
+    const int64_t n0 = g->n[0], plane = (int64_t)g->n[0] * g->n[1], stride = m->A.stride;
     real sum = R(0.0);
-    for (int s = 0; s < m->coarse.nst; ++s)
-        sum += mg_restrict_smoothed_slot(m, c, s);
+    int s = 0;
+    for (int oz = -rz; oz <= rz; ++oz)
+        for (int oy = -r; oy <= r; ++oy, s += w) {
+            const int64_t first = c - n0 * oy - plane * oz - r; /* the row's cells first .. first + 2r */
+            int32_t bound[2 * MG_MAX_REACH + 2];
+            for (int k = 0; k <= w; ++k) {
+                int64_t at = first + k;
+                at = at < 0 ? 0 : at > g->ncells ? g->ncells : at;
+                bound[k] = m->cell_start[at];
+            }
+            for (int k = 0; k < w; ++k) { /* cell first + k sees c at ox = r - k: slot s + 2r - k */
+                const real *part = m->partial + (int64_t)(s + w - 1 - k) * stride;
+                for (int32_t i = bound[k]; i < bound[k + 1]; ++i)
+                    sum += part[i] * m->work[i];
+            }
+        }
     m->coarse.b[c] = mg_cell_sum(m, c, m->in) - sum;
 }
 

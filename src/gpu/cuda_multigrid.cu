@@ -72,24 +72,6 @@ int launch_row_partials(const mg_args &m, cudaStream_t stream, sl_err *err)
     return SL_OK;
 }
 
-/* The hybrid cycle's restriction a warp per cell: the lanes take the stencil's slots in turn (each
- * slot one run of consecutive particles' partials), then add their sums in a fixed tree. A thread
- * per cell read its 125 runs one after another (0.43 ms a V-cycle at 10^6 particles, H100). */
-__global__ void k_restrict_smoothed(const mg_args m)
-{
-    const int64_t c = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    const int lane = threadIdx.x & 31;
-    if (c >= m.coarse.ncells) /* whole warps leave together: ncells is per warp */
-        return;
-    real sum = R(0.0);
-    for (int s = lane; s < m.coarse.nst; s += 32)
-        sum += mg_restrict_smoothed_slot(&m, c, s);
-    for (int off = 16; off > 0; off /= 2)
-        sum += __shfl_xor_sync(0xffffffffu, sum, off);
-    if (lane == 0)
-        m.coarse.b[c] = mg_cell_sum(&m, c, m.in) - sum;
-}
-
 __global__ void k_longest_row(const int32_t *count, size_t n, int32_t *longest)
 {
     int32_t most = 0;
@@ -119,11 +101,7 @@ int launch(const mg_args &m, cudaStream_t stream, sl_err *err)
         MG_LAUNCH(MG_FINE_CORRECT)
         MG_LAUNCH(MG_FINE_PROLONG)
         MG_LAUNCH(MG_FINE_RESTRICT)
-    case MG_FINE_RESTRICT_SMOOTHED: {
-        const size_t threads = (size_t)m.coarse.ncells * 32;
-        k_restrict_smoothed<<<(unsigned)((threads + GPU_THREADS - 1) / GPU_THREADS), GPU_THREADS, 0, stream>>>(m);
-        break;
-    }
+        MG_LAUNCH(MG_FINE_RESTRICT_SMOOTHED)
         MG_LAUNCH(MG_FINE_POST_ZERO)
     case MG_ROW_PARTIALS:
         if (launch_row_partials(m, stream, err))
