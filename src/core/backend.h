@@ -111,6 +111,10 @@ typedef struct backend_mg_hooks {
      * (a thread's 8 entries in one sector), 0 on the CPU (column-major: its products were 43%
      * slower in groups, docs/performance.md). */
     int row_group_shift;
+    /* 1: the hybrid cycle is the default (solver/multigrid.h, enum mg_cycle), 0: the V-cycle. Its
+     * restriction gathers a cell's stencil of partials, fast on the GPU, slower than a product of the
+     * rows on the CPU (docs/performance.md) */
+    int hybrid_cycle;
 } backend_mg_hooks;
 
 /* Memory the backend holds for data that passes read through a pointer in pass_args (the moving

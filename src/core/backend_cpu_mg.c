@@ -66,4 +66,5 @@ const backend_mg_hooks cpu_mg_hooks = {
     .longest_row = cpu_mg_longest_row,
     .replay = cpu_mg_replay,
     .row_group_shift = 0,
+    .hybrid_cycle = 0,
 };

@@ -344,4 +344,5 @@ extern "C" const backend_mg_hooks cuda_mg_hooks = {
     cuda_mg_longest_row,
     cuda_mg_replay,
     3, /* row_group_shift */
+    1, /* hybrid_cycle */
 };

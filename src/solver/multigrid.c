@@ -207,8 +207,10 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
      * are not all of A P, which MG_FINE_POST needs */
     const char *post = getenv("SLUICE_MG_POST"), *cycle = getenv("SLUICE_MG_CYCLE");
     mg->post_partials = !s->g.view.periodic && !(post && strcmp(post, "0") == 0);
-    /* the hybrid cycle needs all of A P too; SLUICE_MG_CYCLE=v (a measurement knob) keeps the V-cycle */
-    mg->cycle = mg->post_partials && !(cycle && strcmp(cycle, "v") == 0) ? MG_CYCLE_HYBRID : MG_CYCLE_V;
+    /* the hybrid cycle needs all of A P too; the backend's choice, or SLUICE_MG_CYCLE=v|hybrid's (a
+     * measurement knob) */
+    int hybrid = cycle && strcmp(cycle, "v") == 0 ? 0 : cycle && strcmp(cycle, "hybrid") == 0 ? 1 : s->be->mg->hybrid_cycle;
+    mg->cycle = mg->post_partials && hybrid ? MG_CYCLE_HYBRID : MG_CYCLE_V;
     mg_args m;
     memset(&m, 0, sizeof m);
     m.A = mg->A;

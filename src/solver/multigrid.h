@@ -30,8 +30,8 @@ typedef struct multigrid {
     int post_partials;     /* the particle loops after the coarse correction as one (MG_FINE_POST), its
                             * residual from the row partials: set by multigrid_setup (not on a periodic
                             * grid; SLUICE_MG_POST=0, a measurement knob, keeps the three loops) */
-    int cycle;             /* enum mg_cycle: set by multigrid_setup (hybrid where post_partials allows;
-                            * SLUICE_MG_CYCLE=v, a measurement knob, keeps the V-cycle) */
+    int cycle;             /* enum mg_cycle: set by multigrid_setup (the backend's default, hybrid only
+                            * where post_partials allows; SLUICE_MG_CYCLE=v|hybrid, a measurement knob) */
     int diag;              /* the diagonal's particle field: the V-cycle's rows (with overlapping blocks
                             * across processes, also rows that cg->diag has out) */
     /* the assembled particle operator (off-diagonal rows) */

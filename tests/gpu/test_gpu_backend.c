@@ -25,6 +25,8 @@
 #include "gpu/pass_kernels.h"
 #include "physics/sph_eos.h"
 #include "schemes/mps/mps.h"
+#include "schemes/mps/mps_common.h" /* mps_data_of: the multigrid's cycle */
+#include "solver/multigrid.h"
 #include "schemes/registry.h"
 #include "base/scene.h"
 #include "core/sim.h"
@@ -369,33 +371,41 @@ static void mps_cpu_gpu(void **state)
     cpu_and_gpu_agree("mps", -1, "radix", GPU_STRATEGY_AUTO, 1e-3);
 }
 
-/* The multigrid-preconditioned solve: the same tolerances as Jacobi's (the solves stop at the same
- * relative residual), and the iteration counts of the two backends agree within 1 per step on
- * average and at most (the same V-cycle, its loops in another order of float rounding). */
+/* The multigrid-preconditioned solve, with each cycle on both backends (SLUICE_MG_CYCLE: the CPU's
+ * default is the V-cycle, the GPU's the hybrid cycle): the same tolerances as Jacobi's (the solves
+ * stop at the same relative residual), and the iteration counts of the two backends agree within 1
+ * per step on average and at most (the same cycle, its loops in another order of float rounding). */
 static void mps_multigrid_cpu_gpu(void **state)
 {
     (void)state;
-    preconditioner = MPS_PRECONDITIONER_MULTIGRID;
-    cpu_and_gpu_agree("mps", -1, "radix", GPU_STRATEGY_AUTO, 1e-3);
-    long steps = gpu_test_small() ? 5 : 200;
-    size_t n_cpu, n_gpu;
-    sim c, g;
-    free(run(&backend_cpu, "mps", -1, "radix", GPU_STRATEGY_AUTO, steps, &n_cpu, &c));
-    free(run(&backend_cuda, "mps", -1, "radix", GPU_STRATEGY_AUTO, steps, &n_gpu, &g));
-    preconditioner = MPS_PRECONDITIONER_JACOBI;
-    mps_stats st_c, st_g;
-    assert_int_equal(mps_get_stats(&c, &st_c), 0);
-    assert_int_equal(mps_get_stats(&g, &st_g), 0);
-    double mean_c = (double)st_c.cg_iterations / (double)st_c.steps;
-    double mean_g = (double)st_g.cg_iterations / (double)st_g.steps;
-    printf("multigrid: CPU %.2f iterations per step (at most %d), GPU %.2f (at most %d), %ld steps\n", mean_c,
-           st_c.cg_max_iterations, mean_g, st_g.cg_max_iterations, st_c.steps);
-    assert_true(st_c.steps == steps && st_g.steps == steps);
-    assert_true(fabs(mean_c - mean_g) <= 1.0);
-    assert_true(abs(st_c.cg_max_iterations - st_g.cg_max_iterations) <= 1);
-    assert_true(mean_g <= 20.0);
-    sim_free(&c);
-    sim_free(&g);
+    const char *cycles[] = {"hybrid", "v"};
+    for (int k = 0; k < 2; ++k) {
+        setenv("SLUICE_MG_CYCLE", cycles[k], 1);
+        preconditioner = MPS_PRECONDITIONER_MULTIGRID;
+        cpu_and_gpu_agree("mps", -1, "radix", GPU_STRATEGY_AUTO, 1e-3);
+        long steps = gpu_test_small() ? 5 : 200;
+        size_t n_cpu, n_gpu;
+        sim c, g;
+        free(run(&backend_cpu, "mps", -1, "radix", GPU_STRATEGY_AUTO, steps, &n_cpu, &c));
+        free(run(&backend_cuda, "mps", -1, "radix", GPU_STRATEGY_AUTO, steps, &n_gpu, &g));
+        preconditioner = MPS_PRECONDITIONER_JACOBI;
+        unsetenv("SLUICE_MG_CYCLE");
+        mps_stats st_c, st_g;
+        assert_int_equal(mps_get_stats(&c, &st_c), 0);
+        assert_int_equal(mps_get_stats(&g, &st_g), 0);
+        assert_int_equal(mps_data_of(&c)->mg.cycle, k == 0 ? MG_CYCLE_HYBRID : MG_CYCLE_V);
+        assert_int_equal(mps_data_of(&g)->mg.cycle, k == 0 ? MG_CYCLE_HYBRID : MG_CYCLE_V);
+        double mean_c = (double)st_c.cg_iterations / (double)st_c.steps;
+        double mean_g = (double)st_g.cg_iterations / (double)st_g.steps;
+        printf("multigrid, %s cycle: CPU %.2f iterations per step (at most %d), GPU %.2f (at most %d), %ld steps\n",
+               cycles[k], mean_c, st_c.cg_max_iterations, mean_g, st_g.cg_max_iterations, st_c.steps);
+        assert_true(st_c.steps == steps && st_g.steps == steps);
+        assert_true(fabs(mean_c - mean_g) <= 1.0);
+        assert_true(abs(st_c.cg_max_iterations - st_g.cg_max_iterations) <= 1);
+        assert_true(mean_g <= 20.0);
+        sim_free(&c);
+        sim_free(&g);
+    }
 }
 
 static void emps_cpu_gpu(void **state)
