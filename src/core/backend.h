@@ -112,8 +112,8 @@ typedef struct backend_mg_hooks {
      * slower in groups, docs/performance.md). */
     int row_group_shift;
     /* 1: the hybrid cycle is the default (solver/multigrid.h, enum mg_cycle), 0: the V-cycle. Its
-     * restriction gathers a cell's stencil of partials, fast on the GPU, slower than a product of the
-     * rows on the CPU (docs/performance.md) */
+     * restriction gathers a cell's stencil of partials instead of a product of the rows: faster on the
+     * GPU, slower on the CPU (docs/performance.md) */
     int hybrid_cycle;
 } backend_mg_hooks;
 

@@ -44,13 +44,15 @@ enum mg_kind {
     MG_FINE_RESIDUAL, /* work = in - A out */
     MG_FINE_CORRECT,  /* out += omega work / diag */
     MG_FINE_PROLONG,  /* out_i += alpha coarse.x[cell of i] */
+    MG_CELL_UNKNOWN,  /* cell_unknown[i] = cell of i where i is an unknown (diag != 0), else -1 */
     MG_ROW_PARTIALS,  /* partial[s][i]: row i's entries summed by the stencil entry of their cell */
     MG_FINE_POST,     /* out += alpha coarse.x[cell of i] + omega (work - alpha (A P coarse.x)) / diag,
                        * A P from the row partials: FINE_PROLONG, FINE_RESIDUAL and FINE_CORRECT in one */
     MG_FINE_POST_ZERO, /* the same from out = 0 (the hybrid cycle: work is r) */
     /* over the cells of `coarse`, from the particles */
     MG_FINE_RESTRICT, /* coarse.b[c] = sum of work over the particles of cell c */
-    MG_FINE_RESTRICT_SMOOTHED, /* coarse.b = P^T (in - A work), A P from the partials (work = S in) */
+    MG_FINE_RESTRICT_ROWS,     /* scratch: (P^T A work) by stencil row (dy, dz), from the partials */
+    MG_FINE_RESTRICT_SMOOTHED, /* coarse.b = P^T in - the rows' sums: P^T (in - A work) (work = S in) */
     MG_FIRST_LEVEL,   /* coarse.a = P^T A P, from the row partials (over the entries of `coarse`) */
     /* over the cells of `fine` */
     MG_SMOOTH,        /* fine.x = omega fine.b / diag */
@@ -74,6 +76,8 @@ typedef struct mg_args {
     const real *in;
     real *out, *work;
     real *partial;                 /* nst (first level) x A.stride: MG_ROW_PARTIALS */
+    real *scratch;                 /* stencil rows x the first level's cells: MG_FINE_RESTRICT_ROWS */
+    int32_t *cell_unknown;         /* MG_CELL_UNKNOWN's output, MG_ROW_PARTIALS' input */
     mg_grid fine, coarse;
     real omega, alpha;
 } mg_args;
@@ -86,10 +90,17 @@ static inline const char *mg_kind_label(int kind)
     case MG_FINE_SMOOTH: case MG_FINE_CORRECT: case MG_FINE_RESIDUAL: return "mg.fine_smooth";
     case MG_FINE_PROLONG: case MG_FINE_RESTRICT: return "mg.fine_transfer";
     case MG_FINE_POST: case MG_FINE_POST_ZERO: return "mg.fine_post";
-    case MG_FINE_RESTRICT_SMOOTHED: return "mg.fine_restrict";
-    case MG_ROW_PARTIALS: case MG_FIRST_LEVEL: case MG_GALERKIN: return "mg.setup";
+    case MG_FINE_RESTRICT_ROWS: case MG_FINE_RESTRICT_SMOOTHED: return "mg.fine_restrict";
+    case MG_CELL_UNKNOWN: case MG_ROW_PARTIALS: case MG_FIRST_LEVEL: case MG_GALERKIN: return "mg.setup";
     default: return "mg.levels";
     }
+}
+
+/* The rows (dy, dz) of a level's stencil: (2 reach + 1)^(dim - 1). */
+HD static inline int mg_stencil_rows(const mg_grid *g)
+{
+    const int w = 2 * g->reach + 1;
+    return g->dim == 3 ? w * w : w;
 }
 
 /* How many elements a kind's loop runs over. */
@@ -97,12 +108,14 @@ HD static inline int64_t mg_range(const mg_args *m)
 {
     switch (m->kind) {
     case MG_FINE_PRODUCT: case MG_FINE_SMOOTH: case MG_FINE_RESIDUAL: case MG_FINE_CORRECT: case MG_FINE_PROLONG:
-    case MG_ROW_PARTIALS: case MG_FINE_POST: case MG_FINE_POST_ZERO:
+    case MG_ROW_PARTIALS: case MG_FINE_POST: case MG_FINE_POST_ZERO: case MG_CELL_UNKNOWN:
         return m->n;
     case MG_SMOOTH: case MG_RESIDUAL: case MG_CORRECT: case MG_PROLONG:
         return m->fine.ncells;
     case MG_FIRST_LEVEL: case MG_GALERKIN: /* one element per entry */
         return m->coarse.ncells * m->coarse.nst;
+    case MG_FINE_RESTRICT_ROWS: /* one element per stencil row of a cell */
+        return m->coarse.ncells * mg_stencil_rows(&m->coarse);
     default:
         return m->coarse.ncells;
     }
@@ -197,7 +210,8 @@ HD static inline int mg_entry_of_delta(const mg_grid *g, int32_t delta)
  * next cell along x in reach is the next slot, so the divisions of mg_entry_of_delta_x are taken once
  * a run, not once an entry. Should a row go back, its entry is added to the slot written before, so
  * any order is right; this one is fast. A group of entries is read at a time, then its columns' cells
- * and diagonals, so that the loads are in flight together. */
+ * (cell_unknown: the cell and whether j is an unknown in one gather), so that the loads are in
+ * flight together. */
 HD static inline void mg_row_partials_into(const mg_args *m, int64_t i, real *out, int64_t ostride)
 {
     const mg_grid *g = &m->coarse;
@@ -216,7 +230,7 @@ HD static inline void mg_row_partials_into(const mg_args *m, int64_t i, real *ou
             real val[SPARSE_ELL_GROUP];
             sparse_ell_load_group(&m->A, (int32_t)i, k0, col, val);
             for (int b = 0; b < SPARSE_ELL_GROUP; ++b) /* P has no column for j unless it is an unknown */
-                cj[b] = k0 + b < len && m->diag[col[b]] != R(0.0) ? m->cell[col[b]] : -1;
+                cj[b] = k0 + b < len ? m->cell_unknown[col[b]] : -1;
             for (int b = 0; b < SPARSE_ELL_GROUP; ++b) {
                 if (cj[b] < 0)
                     continue;
@@ -311,6 +325,37 @@ HD static inline void mg_fine_post(const mg_args *m, int64_t i, int from_zero)
     m->out[i] = z2 + m->omega * (m->work[i] - m->alpha * ape) / d;
 }
 
+/* The restriction of the hybrid cycle without a product of the rows: P^T (in - A work) with work =
+ * S in (S = omega / diag, MG_FINE_SMOOTH's), (P^T A work)_c = ((A P)^T work)_c gathered from the rows'
+ * partials: the particles i of each cell c' within reach of c, partial i's entry at c's offset from
+ * c', times work_i. One element per cell and stencil row (dy, dz) (e = row x cells + c: a thread per
+ * cell read its whole stencil one run after another, bound by latency), its sum into scratch[e];
+ * the row's cells c' are consecutive, so their particles' bounds are read together first (clamped
+ * to the grid: a bound outside makes an empty range; cells across the grid's x edge are margin
+ * cells, empty, as mg_level_product relies on). */
+HD static inline void mg_fine_restrict_row(const mg_args *m, int64_t e)
+{
+    const mg_grid *g = &m->coarse;
+    const int r = g->reach, w = 2 * r + 1;
+    const int q = (int)(e / g->ncells);
+    const int64_t c = e - (int64_t)q * g->ncells;
+    const int oy = q % w - r, oz = g->dim == 3 ? q / w - r : 0;
+    const int64_t first = c - (int64_t)g->n[0] * (oy + (int64_t)g->n[1] * oz) - r; /* cells first .. first + 2r */
+    int32_t bound[2 * MG_MAX_REACH + 2];
+    for (int k = 0; k <= w; ++k) {
+        int64_t at = first + k;
+        at = at < 0 ? 0 : at > g->ncells ? g->ncells : at;
+        bound[k] = m->cell_start[at];
+    }
+    real sum = R(0.0);
+    for (int k = 0; k < w; ++k) { /* cell first + k sees c at ox = r - k: slot q w + 2r - k */
+        const real *part = m->partial + (int64_t)(q * w + w - 1 - k) * m->A.stride;
+        for (int32_t i = bound[k]; i < bound[k + 1]; ++i)
+            sum += part[i] * m->work[i];
+    }
+    m->scratch[e] = sum;
+}
+
 /* v summed over cell c's unknowns (P^T v). */
 HD static inline real mg_cell_sum(const mg_args *m, int64_t c, const real *v)
 {
@@ -321,34 +366,13 @@ HD static inline real mg_cell_sum(const mg_args *m, int64_t c, const real *v)
     return sum;
 }
 
-/* The restriction of the hybrid cycle without a product of the rows: P^T (in - A work) with work =
- * S in (S = omega / diag, MG_FINE_SMOOTH's), (P^T A work)_c = ((A P)^T work)_c gathered from the rows'
- * partials: the particles i of each cell c' within reach of c, partial i's entry at c's offset from
- * c', times work_i. The cells c' of one (dy, dz) row of the stencil are consecutive, so their
- * particles' bounds are read together first (clamped to the grid: a bound outside makes an empty
- * range; cells across the grid's x edge are margin cells, empty, as mg_level_product relies on). */
+/* b_c = (P^T in)_c minus the stencil rows' sums, in row order. */
 HD static inline void mg_fine_restrict_smoothed(const mg_args *m, int64_t c)
 {
-    const mg_grid *g = &m->coarse;
-    const int r = g->reach, rz = g->dim == 3 ? r : 0, w = 2 * r + 1;
-    const int64_t n0 = g->n[0], plane = (int64_t)g->n[0] * g->n[1], stride = m->A.stride;
+    const int rows = mg_stencil_rows(&m->coarse);
     real sum = R(0.0);
-    int s = 0;
-    for (int oz = -rz; oz <= rz; ++oz)
-        for (int oy = -r; oy <= r; ++oy, s += w) {
-            const int64_t first = c - n0 * oy - plane * oz - r; /* the row's cells first .. first + 2r */
-            int32_t bound[2 * MG_MAX_REACH + 2];
-            for (int k = 0; k <= w; ++k) {
-                int64_t at = first + k;
-                at = at < 0 ? 0 : at > g->ncells ? g->ncells : at;
-                bound[k] = m->cell_start[at];
-            }
-            for (int k = 0; k < w; ++k) { /* cell first + k sees c at ox = r - k: slot s + 2r - k */
-                const real *part = m->partial + (int64_t)(s + w - 1 - k) * stride;
-                for (int32_t i = bound[k]; i < bound[k + 1]; ++i)
-                    sum += part[i] * m->work[i];
-            }
-        }
+    for (int q = 0; q < rows; ++q)
+        sum += m->scratch[(int64_t)q * m->coarse.ncells + c];
     m->coarse.b[c] = mg_cell_sum(m, c, m->in) - sum;
 }
 
@@ -471,6 +495,9 @@ HD static inline void mg_element(const mg_args *m, int kind, int64_t e)
         m->coarse.b[e] = sum;
         break;
     }
+    case MG_CELL_UNKNOWN:
+        m->cell_unknown[e] = m->diag[e] != R(0.0) ? m->cell[e] : -1;
+        break;
     case MG_ROW_PARTIALS:
         mg_row_partials_into(m, e, m->partial + e, m->A.stride);
         break;
@@ -479,6 +506,9 @@ HD static inline void mg_element(const mg_args *m, int kind, int64_t e)
         break;
     case MG_FINE_POST_ZERO:
         mg_fine_post(m, e, 1);
+        break;
+    case MG_FINE_RESTRICT_ROWS:
+        mg_fine_restrict_row(m, e);
         break;
     case MG_FINE_RESTRICT_SMOOTHED:
         mg_fine_restrict_smoothed(m, e);

@@ -101,6 +101,8 @@ int launch(const mg_args &m, cudaStream_t stream, sl_err *err)
         MG_LAUNCH(MG_FINE_CORRECT)
         MG_LAUNCH(MG_FINE_PROLONG)
         MG_LAUNCH(MG_FINE_RESTRICT)
+        MG_LAUNCH(MG_FINE_RESTRICT_ROWS)
+        MG_LAUNCH(MG_CELL_UNKNOWN)
         MG_LAUNCH(MG_FINE_RESTRICT_SMOOTHED)
         MG_LAUNCH(MG_FINE_POST_ZERO)
     case MG_ROW_PARTIALS:

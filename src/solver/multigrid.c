@@ -38,6 +38,8 @@ static void free_levels(sim *s, multigrid *mg)
         h->free(s, g->x);
         h->free(s, g->t);
     }
+    h->free(s, mg->row_sums);
+    mg->row_sums = NULL;
     mg->nlevels = 0;
 }
 
@@ -59,7 +61,9 @@ void multigrid_free(sim *s, multigrid *mg)
     free_levels(s, mg);
     free_rows(s, mg);
     s->be->mg->free(s, mg->partial);
+    s->be->mg->free(s, mg->cell_unknown);
     mg->partial = NULL;
+    mg->cell_unknown = NULL;
     mg->partial_rows = 0;
 }
 
@@ -67,9 +71,11 @@ size_t multigrid_bytes(const multigrid *mg)
 {
     size_t bytes = mg->A.count ? mg->rows * ((size_t)mg->A.width * (sizeof(int32_t) + sizeof(real)) + sizeof(int32_t)) : 0;
     if (mg->nlevels > 0)
-        bytes += mg->partial_rows * (size_t)mg->level[0].nst * sizeof(real);
+        bytes += mg->partial_rows * ((size_t)mg->level[0].nst * sizeof(real) + sizeof(int32_t));
     for (int l = 0; l < mg->nlevels; ++l)
         bytes += (size_t)mg->level[l].ncells * ((size_t)mg->level[l].nst + 3) * sizeof(real);
+    if (mg->row_sums)
+        bytes += (size_t)mg->level[0].ncells * (size_t)mg_stencil_rows(&mg->level[0]) * sizeof(real);
     return bytes;
 }
 
@@ -164,7 +170,9 @@ static int alloc_levels(sim *s, multigrid *mg, sl_err *err)
         mg->level[l] = g;
         mg->nlevels = l + 1;
         mg->generation++;
-        if (!g.t) {
+        if (l == 0 && g.t)
+            mg->row_sums = s->be->mg->alloc(s, nc * (size_t)mg_stencil_rows(&g) * sizeof(real), err);
+        if (!g.t || !mg->row_sums) {
             free_levels(s, mg);
             return SL_ERR_RUNTIME;
         }
@@ -198,9 +206,11 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
         return rc;
     if (mg->partial_rows != mg->rows) { /* the rows' stride changed */
         s->be->mg->free(s, mg->partial);
+        s->be->mg->free(s, mg->cell_unknown);
         mg->partial = s->be->mg->alloc(s, mg->rows * (size_t)mg->level[0].nst * sizeof(real), err);
-        mg->partial_rows = mg->partial ? mg->rows : 0;
-        if (!mg->partial)
+        mg->cell_unknown = mg->partial ? s->be->mg->alloc(s, mg->rows * sizeof(int32_t), err) : NULL;
+        mg->partial_rows = mg->cell_unknown ? mg->rows : 0;
+        if (!mg->cell_unknown)
             return SL_ERR_RUNTIME;
     }
     /* the partials leave out the couplings across a periodic seam (mg_entry_of_delta), so there they
@@ -217,7 +227,8 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
     m.n = (int64_t)s->g.n_inside;
     m.coarse = mg->level[0];
     m.partial = mg->partial;
-    if (!(rc = run(s, &m, MG_ROW_PARTIALS, mg->diag, -1, -1, -1)))
+    m.cell_unknown = mg->cell_unknown;
+    if (!(rc = run(s, &m, MG_CELL_UNKNOWN, mg->diag, -1, -1, -1)) && !(rc = run(s, &m, MG_ROW_PARTIALS, mg->diag, -1, -1, -1)))
         rc = run(s, &m, MG_FIRST_LEVEL, mg->diag, -1, -1, -1);
     for (int l = 0; l + 1 < mg->nlevels && !rc; ++l) {
         m.fine = mg->level[l];
@@ -294,7 +305,9 @@ int multigrid_precondition(sim *s, const cg_problem *cg)
     /* the cell levels' loops are the same at every application: the backend may replay them */
     cycle_ctx ctx = {mg, &m};
     if (mg->cycle == MG_CYCLE_HYBRID) { /* t = S r, then P^T (r - A t) */
-        if ((rc = run(s, &m, MG_FINE_SMOOTH, d, r, t, -1)) || (rc = run(s, &m, MG_FINE_RESTRICT_SMOOTHED, d, r, -1, t)) ||
+        m.scratch = mg->row_sums;
+        if ((rc = run(s, &m, MG_FINE_SMOOTH, d, r, t, -1)) || (rc = run(s, &m, MG_FINE_RESTRICT_ROWS, d, -1, -1, t)) ||
+            (rc = run(s, &m, MG_FINE_RESTRICT_SMOOTHED, d, r, -1, t)) ||
             (rc = s->be->mg->replay(s, mg, mg->generation, record_cycle, &ctx)))
             return rc;
         m.coarse = mg->level[0];

@@ -38,6 +38,9 @@ typedef struct multigrid {
     sparse_ell A;
     size_t rows;           /* rows allocated (stride) */
     real *partial;         /* each row's entries by stencil entry (the first level's stencil x rows) */
+    int32_t *cell_unknown; /* each row's cell where it is an unknown, else -1 (rows) */
+    real *row_sums;        /* the hybrid cycle's restriction by stencil row (stencil rows x the first
+                            * level's cells), allocated with the levels */
     size_t partial_rows;
     /* cell levels: level[0] aggregates the particles of each neighbour cell */
     int nlevels;
