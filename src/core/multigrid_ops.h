@@ -340,6 +340,10 @@ HD static inline void mg_fine_restrict_row(const mg_args *m, int64_t e)
     const int q = (int)(e / g->ncells);
     const int64_t c = e - (int64_t)q * g->ncells;
     const int oy = q % w - r, oz = g->dim == 3 ? q / w - r : 0;
+    if (mg_diagonal(g, c) == R(0.0)) { /* no unknown in c: P has no column for it, b_c is not read */
+        m->scratch[e] = R(0.0);
+        return;
+    }
     const int64_t first = c - (int64_t)g->n[0] * (oy + (int64_t)g->n[1] * oz) - r; /* cells first .. first + 2r */
     int32_t bound[2 * MG_MAX_REACH + 2];
     for (int k = 0; k <= w; ++k) {
