@@ -22,6 +22,11 @@ enum { DOMAIN_BALANCE_EVERY = 100 };
  * counts but unequal fluid wait for each other (6 of a 36 ms step at 2 x 17.4M, docs/performance.md). */
 enum { DOMAIN_TIMED_STEPS = 20 };
 #define DOMAIN_TIME_IMBALANCE 1.03
+/* ... in two windows in a row, or DOMAIN_IMBALANCE in one: on a loaded CPU a single window's times
+ * are noisy, and a balance at each moved the cuts 51 to 78 times in 2,000 steps (2 ranks sharing 2
+ * cores). By work, the cuts move on the comparisons alone (no balance every DOMAIN_BALANCE_EVERY
+ * steps: the times show a moved flow themselves). */
+enum { DOMAIN_TIME_WINDOWS = 2 };
 
 /* Where particles go: particle idx[k] of this rank to rank dest[k], k < n. */
 typedef struct routes {
@@ -73,6 +78,7 @@ struct domain {
     double last_wait;  /* the last time-step agreement's wait, s */
     double cost;       /* this rank's seconds per particle and step in the last comparison (0: none) */
     int compared;      /* a comparison was made (on every rank at once) */
+    int windows_over;  /* comparisons in a row whose slowest rank was over DOMAIN_TIME_IMBALANCE */
     double busy_run;   /* over the whole run: seconds worked in timed steps, and those steps */
     long busy_run_steps;
     long time_balances; /* balances that moved the cuts by work */

@@ -113,9 +113,10 @@ static int weighed_columns(struct domain *d, sim *s, int by_work, int64_t *count
     return SL_OK;
 }
 
-/* Moves the cuts when the work (by time: DOMAIN_TIME_IMBALANCE) or the counts (DOMAIN_IMBALANCE;
- * by time only until the first comparison) drift apart, or every DOMAIN_BALANCE_EVERY steps;
- * checked once per step. */
+/* Moves the cuts when the work drifts apart (by time: DOMAIN_TIME_IMBALANCE in DOMAIN_TIME_WINDOWS
+ * comparisons in a row, or DOMAIN_IMBALANCE in one), or the counts do (DOMAIN_IMBALANCE; by time
+ * only until the first comparison) or DOMAIN_BALANCE_EVERY steps passed (by count); checked once
+ * per step. */
 int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
 {
     if (s->step == d->checked_step)
@@ -131,9 +132,13 @@ int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
     double counts = slab_imbalance(per_rank, R);
     free(per_rank);
     int by_work = d->by_time && d->compared; /* the same on every rank: all compared at once */
-    int due = by_work ? work > DOMAIN_TIME_IMBALANCE : counts > DOMAIN_IMBALANCE;
-    if (!due && s->step - d->balanced_step < DOMAIN_BALANCE_EVERY)
+    if (work > 0) /* a comparison this step (work is 0 between them) */
+        d->windows_over = work > DOMAIN_TIME_IMBALANCE ? d->windows_over + 1 : 0;
+    int due = by_work ? work > DOMAIN_TIME_IMBALANCE && (d->windows_over >= DOMAIN_TIME_WINDOWS || work > DOMAIN_IMBALANCE)
+                      : counts > DOMAIN_IMBALANCE || s->step - d->balanced_step >= DOMAIN_BALANCE_EVERY;
+    if (!due)
         return SL_OK;
+    d->windows_over = 0;
     int64_t *count = malloc(2 * (size_t)d->ncols * sizeof *count);
     if (!count)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
