@@ -1,7 +1,9 @@
 /* multigrid.h: the multigrid preconditioner of the pressure solve: aggregation on the neighbour
- * grid's cells, Galerkin coarse operators, a V-cycle with Jacobi smoothing on every level
- * (core/multigrid_ops.h has the loops and their reasons). Built every step from the assembled
- * particle operator; the same code drives the CPU and the GPU through backend.mg.
+ * grid's cells, Galerkin coarse operators, a V-cycle with Jacobi smoothing on the cell levels and,
+ * on the particles, the V-cycle's steps or the hybrid cycle's, whose projections come from the
+ * rows of A P (enum mg_cycle; core/multigrid_ops.h has the loops and their reasons). Built every
+ * step from the assembled particle operator; the same code drives the CPU and the GPU through
+ * backend.mg.
  *
  * Use with a scheme whose matrix set-up pass can assemble its rows (pass_args.ell):
  *   multigrid_assemble (runs that pass) -> multigrid_setup -> pcg_solve with cg->precondition,
