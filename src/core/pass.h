@@ -68,7 +68,8 @@ typedef struct pass {
  *          PAIRS  also a pair form, NAME_pass_load/begin/add/next/finish/cube (pass_mps.h), which
  *                 the staged GPU strategies and the all-pairs oracle drive
  *          SYM    also a pair form and a symmetric form whose GPU adapter NAME_pairs and launcher
- *                 NAME_sym live in gpu/pass_kernels.cu (the WCSPH forces: compiled per option set)
+ *                 NAME_sym live in gpu/pass_traits.cuh and gpu/pass_kernels.cu (the WCSPH forces,
+ *                 compiled per option set; MPS's accel)
  * schemes/registry.h joins every list (SLUICE_PASSES); the ids, the CPU loops and pass objects
  * (schemes/passes.c, boundary/passes.c) and the GPU dispatch (gpu/pass_kernels.cu) are generated
  * from the lists, so a pass whose body, pair form or GPU adapter is missing does not build. */

@@ -19,7 +19,7 @@ enum wcsph_slot {
 /* The scheme's passes, declared once (core/pass.h: X(NAME, ID, LABEL, FLAGS, FORM)); the CPU loops,
  * the pass objects NAME_pass and the GPU dispatch are generated from this list. The forces' pair
  * form and symmetric form (FORM SYM) are the sph_force_* functions of sph_forces.h, which the GPU
- * adapts per option set (gpu/pass_kernels.cu). */
+ * adapts per option set (gpu/pass_traits.cuh, gpu/pass_kernels.cu). */
 #define WCSPH_PASSES(X)                                                                             \
     X(wcsph_forces, PASS_WCSPH_FORCES, "wcsph.forces", PASS_NEIGHBOURS | PASS_REPEATABLE, SYM)      \
     X(wcsph_predict, PASS_WCSPH_PREDICT, "wcsph.predict", 0, BODY)                                  \
