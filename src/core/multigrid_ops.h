@@ -182,9 +182,9 @@ HD static inline real mg_fine_product(const mg_args *m, int64_t i, const real *v
  * the neighbour grid's margins see to that). Two 32-bit divisions instead of two coordinate
  * decompositions. -1 for a cell beyond reach: a neighbour across a periodic seam, which the cell
  * levels leave out (they are a preconditioner; dropping a symmetric pair of negative couplings keeps
- * the coarse operators diagonally dominant, so still positive definite). The _x form also gives the
- * x digit, ox + reach. */
-HD static inline int mg_entry_of_delta_x(const mg_grid *g, int32_t delta, int *ox_out)
+ * the coarse operators diagonally dominant, so still positive definite). *ox_out is the x digit,
+ * ox + reach. */
+HD static inline int mg_entry_of_delta(const mg_grid *g, int32_t delta, int *ox_out)
 {
     uint32_t n0 = (uint32_t)g->n[0], n1 = (uint32_t)g->n[1], r = (uint32_t)g->reach, w = 2 * r + 1;
     uint32_t shifted = (uint32_t)delta + r * (1 + n0 + (g->dim == 3 ? n0 * n1 : 0));
@@ -196,18 +196,12 @@ HD static inline int mg_entry_of_delta_x(const mg_grid *g, int32_t delta, int *o
     return (int)(ox + w * (oy + w * oz));
 }
 
-HD static inline int mg_entry_of_delta(const mg_grid *g, int32_t delta)
-{
-    int ox;
-    return mg_entry_of_delta_x(g, delta, &ox);
-}
-
 /* Row i's part of P^T A P: its entries summed by the stencil entry of their cell relative to i's
  * (columns that are not unknowns left out), into out[s * ostride] for every s (the partials' own
  * place, or a staging tile: the GPU's kernel). The rows are assembled in candidate order, runs of
  * cells by (dz, dy) with x increasing inside a run, so the entry index only grows along a row: a
  * running sum is written when it moves on, each slot once, slots skipped written as zeros; and the
- * next cell along x in reach is the next slot, so the divisions of mg_entry_of_delta_x are taken once
+ * next cell along x in reach is the next slot, so the divisions of mg_entry_of_delta are taken once
  * a run, not once an entry. Should a row go back, its entry is added to the slot written before, so
  * any order is right; this one is fast. A group of entries is read at a time, then its columns' cells
  * (cell_unknown: the cell and whether j is an unknown in one gather), so that the loads are in
@@ -239,7 +233,7 @@ HD static inline void mg_row_partials_into(const mg_args *m, int64_t i, real *ou
                 if (step >= 0 && last_x + step < w) { /* further along the same run of cells */
                     s = last_slot + step;
                     last_x += step;
-                } else if ((s = mg_entry_of_delta_x(g, cj[b] - ci, &last_x)) < 0) {
+                } else if ((s = mg_entry_of_delta(g, cj[b] - ci, &last_x)) < 0) {
                     last_x = w;
                     continue; /* across a periodic seam */
                 }
@@ -294,6 +288,25 @@ HD static inline void mg_first_level(const mg_args *m, int64_t e)
     g->a[e] = sum;
 }
 
+/* sum over the stencil entries s of a level of coef[s * stride] v[c + offset(s)]: a cell level's
+ * row (coef its a at cell c) or a particle's row partials (coef at row i, c its cell). A non-zero
+ * coefficient has its cell inside the grid, so the neighbour is the linear offset alone. */
+HD static inline real mg_stencil_sum(const mg_grid *g, int64_t c, const real *coef, int64_t stride, const real *v)
+{
+    const int r = g->reach, rz = g->dim == 3 ? r : 0;
+    const int64_t n0 = g->n[0], plane = (int64_t)g->n[0] * g->n[1];
+    real sum = R(0.0);
+    int s = 0;
+    for (int oz = -rz; oz <= rz; ++oz)
+        for (int oy = -r; oy <= r; ++oy)
+            for (int ox = -r; ox <= r; ++ox, ++s) {
+                real a = coef[s * stride];
+                if (a != R(0.0))
+                    sum += a * v[c + ox + n0 * oy + plane * oz];
+            }
+    return sum;
+}
+
 /* The V-cycle's particle loops after the coarse correction, in one: with z1 the Jacobi step before
  * it, z2 = z1 + alpha P e and then z = z2 + omega D^-1 (r - A z2). The residual needs no product of
  * the rows: r - A z2 = (r - A z1) - alpha (A P) e, where r - A z1 is `work` (the residual the
@@ -308,19 +321,8 @@ HD static inline void mg_fine_post(const mg_args *m, int64_t i, int from_zero)
     if (d == R(0.0))
         return;
     const mg_grid *g = &m->coarse;
-    const int r = g->reach, rz = g->dim == 3 ? r : 0;
-    const int64_t n0 = g->n[0], plane = (int64_t)g->n[0] * g->n[1], stride = m->A.stride;
     const int64_t c = m->cell[i];
-    const real *part = m->partial + i;
-    real ape = R(0.0);
-    int s = 0;
-    for (int oz = -rz; oz <= rz; ++oz)
-        for (int oy = -r; oy <= r; ++oy)
-            for (int ox = -r; ox <= r; ++ox, ++s) {
-                real a = part[s * stride];
-                if (a != R(0.0))
-                    ape += a * g->x[c + ox + n0 * oy + plane * oz];
-            }
+    const real ape = mg_stencil_sum(g, c, m->partial + i, m->A.stride, g->x);
     const real z2 = (from_zero ? R(0.0) : m->out[i]) + m->alpha * g->x[c];
     m->out[i] = z2 + m->omega * (m->work[i] - m->alpha * ape) / d;
 }
@@ -382,22 +384,10 @@ HD static inline void mg_fine_restrict_smoothed(const mg_args *m, int64_t c)
 
 /* ---- cell levels ------------------------------------------------------------------------------ */
 
-/* (A v)_c on a level. A non-zero entry has its cell inside the grid, so the neighbour is the
- * linear offset alone. */
+/* (A v)_c on a level: its stencil's row of cell c. */
 HD static inline real mg_level_product(const mg_grid *g, int64_t c, const real *v)
 {
-    const int r = g->reach, rz = g->dim == 3 ? r : 0;
-    const int64_t n0 = g->n[0], plane = (int64_t)g->n[0] * g->n[1];
-    real sum = R(0.0);
-    int s = 0;
-    for (int oz = -rz; oz <= rz; ++oz)
-        for (int oy = -r; oy <= r; ++oy)
-            for (int ox = -r; ox <= r; ++ox, ++s) {
-                real a = g->a[s * g->ncells + c];
-                if (a != R(0.0))
-                    sum += a * v[c + ox + n0 * oy + plane * oz];
-            }
-    return sum;
+    return mg_stencil_sum(g, c, g->a + c, g->ncells, v);
 }
 
 /* The cell of the next level holding cell q of this one. */

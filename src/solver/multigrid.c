@@ -199,11 +199,26 @@ static int run_level(sim *s, mg_args *m, int kind)
     return run(s, m, kind, -1, -1, -1, -1);
 }
 
+/* The particles' loops: the partials leave out the couplings across a periodic seam
+ * (mg_entry_of_delta), so there they are not all of A P, which MG_FINE_POST and the hybrid cycle
+ * need; else the backend's cycle, or SLUICE_MG_CYCLE=v|hybrid's (SLUICE_MG_POST=0 keeps the V-cycle's
+ * three loops; measurement knobs). */
+static void choose_cycle(const sim *s, multigrid *mg)
+{
+    const char *post = getenv("SLUICE_MG_POST"), *cycle = getenv("SLUICE_MG_CYCLE");
+    mg->post_partials = !s->g.view.periodic && !(post && strcmp(post, "0") == 0);
+    int hybrid = cycle && strcmp(cycle, "v") == 0 ? 0 : cycle && strcmp(cycle, "hybrid") == 0 ? 1 : s->be->mg->hybrid_cycle;
+    mg->cycle = mg->post_partials && hybrid ? MG_CYCLE_HYBRID : MG_CYCLE_V;
+}
+
 int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
 {
     int rc;
-    if (mg->nlevels == 0 && (rc = alloc_levels(s, mg, err)))
-        return rc;
+    if (mg->nlevels == 0) { /* the first set-up: the levels, and the cycle, whose reasons do not change */
+        if ((rc = alloc_levels(s, mg, err)))
+            return rc;
+        choose_cycle(s, mg);
+    }
     if (mg->partial_rows != mg->rows) { /* the rows' stride changed */
         s->be->mg->free(s, mg->partial);
         s->be->mg->free(s, mg->cell_unknown);
@@ -213,14 +228,6 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
         if (!mg->cell_unknown)
             return SL_ERR_RUNTIME;
     }
-    /* the partials leave out the couplings across a periodic seam (mg_entry_of_delta), so there they
-     * are not all of A P, which MG_FINE_POST needs */
-    const char *post = getenv("SLUICE_MG_POST"), *cycle = getenv("SLUICE_MG_CYCLE");
-    mg->post_partials = !s->g.view.periodic && !(post && strcmp(post, "0") == 0);
-    /* the hybrid cycle needs all of A P too; the backend's choice, or SLUICE_MG_CYCLE=v|hybrid's (a
-     * measurement knob) */
-    int hybrid = cycle && strcmp(cycle, "v") == 0 ? 0 : cycle && strcmp(cycle, "hybrid") == 0 ? 1 : s->be->mg->hybrid_cycle;
-    mg->cycle = mg->post_partials && hybrid ? MG_CYCLE_HYBRID : MG_CYCLE_V;
     mg_args m;
     memset(&m, 0, sizeof m);
     m.A = mg->A;

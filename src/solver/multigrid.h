@@ -30,10 +30,11 @@ typedef struct multigrid {
     int merge;             /* cells merged per axis from level 2 on (level 1 to 2: always 2) */
     int level_sweeps;      /* Jacobi steps before and after the coarse correction on the cell levels */
     int post_partials;     /* the particle loops after the coarse correction as one (MG_FINE_POST), its
-                            * residual from the row partials: set by multigrid_setup (not on a periodic
-                            * grid; SLUICE_MG_POST=0, a measurement knob, keeps the three loops) */
-    int cycle;             /* enum mg_cycle: set by multigrid_setup (the backend's default, hybrid only
-                            * where post_partials allows; SLUICE_MG_CYCLE=v|hybrid, a measurement knob) */
+                            * residual from the row partials: not on a periodic grid (SLUICE_MG_POST=0,
+                            * a measurement knob, keeps the three loops) */
+    int cycle;             /* enum mg_cycle: the backend's default, hybrid only where post_partials
+                            * allows (SLUICE_MG_CYCLE=v|hybrid, a measurement knob); both set by the
+                            * first multigrid_setup */
     int diag;              /* the diagonal's particle field: the V-cycle's rows (with overlapping blocks
                             * across processes, also rows that cg->diag has out) */
     /* the assembled particle operator (off-diagonal rows) */
