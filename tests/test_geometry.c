@@ -450,6 +450,45 @@ static void cube_mesh_is_the_box(void **state)
     }
 }
 
+/* A box obstacle's particles end within dp/2 of each face: SPHERIC Test 2's box (0.161 m, 0.403 m wide)
+ * at dp = 27.5 mm is 5.85 spacings tall and 14.65 wide, so 6 and 15 layers, whose surface (the outer
+ * particles' centres plus dp/2) lies 4 mm above and 9 mm beyond the given faces; the floor of the
+ * lattice gave 5 and 14, 23.5 and 18 mm short, where the pressure sensors sit. A box thinner than
+ * half a spacing still gets one layer. Tolerance 1e-9 m: the positions are min + (i + 1/2) dp. */
+static void obstacle_box_faces(void **state)
+{
+    (void)state;
+    const double dp = 0.0275, lo[3] = {0.6635, 0.2985, 0.0}, hi[3] = {0.8245, 0.7015, 0.161};
+    scene sc;
+    load(&sc, 3, dp, FAR_FLUID ", { type = \"obstacle\"; min = [0.6635, 0.2985, 0.0]; max = [0.8245, 0.7015, 0.161]; "
+                     "layers = 3; }");
+    particles p;
+    sl_err err;
+    if (scene_build_particles(&sc, &p, &err))
+        fail_msg("%s", err.msg);
+    double top[3] = {-1e9, -1e9, -1e9}, bottom[3] = {1e9, 1e9, 1e9};
+    for (size_t i = 0; i < p.n; ++i)
+        if (p.type[i] == PT_OBSTACLE)
+            for (int d = 0; d < 3; ++d) {
+                top[d] = fmax(top[d], (double)p.f[PF_X + d][i]);
+                bottom[d] = fmin(bottom[d], (double)p.f[PF_X + d][i]);
+            }
+    for (int d = 0; d < 3; ++d) {
+        double layers = floor((hi[d] - lo[d]) / dp + 0.5), surface = top[d] + dp / 2;
+        print_message("  axis %d: %.0f layers, surface %.4f m against the face at %.4f m\n", d, layers, surface, hi[d]);
+        assert_true(fabs(bottom[d] - (lo[d] + dp / 2)) < 1e-6); /* float positions */
+        assert_true(fabs(top[d] - (lo[d] + (layers - 0.5) * dp)) < 1e-6);
+        assert_true(fabs(surface - hi[d]) <= dp / 2 + 1e-6);
+    }
+    assert_true(fabs(top[0] + dp / 2 - 0.8285) < 1e-6 && fabs(top[2] + dp / 2 - 0.165) < 1e-6); /* 6 layers */
+    particles_free(&p);
+    scene_free(&sc);
+    /* a plate 0.3 dp thick: one layer across its thickness (the floor of the lattice gave none) */
+    load(&sc, 3, 0.05, FAR_FLUID ", { type = \"obstacle\"; min = [0.0, 0.0, 0.0]; max = [0.5, 0.5, 0.015]; }");
+    assert_int_equal(counts(&sc).obstacle, 10 * 10 * 1);
+    scene_free(&sc);
+}
+
 /* A mesh tank's walls: the box tank's shell without its square corners (the band is Euclidean), the
  * same layers where both have a particle, none above the open top. */
 static void cube_mesh_tank(void **state)
@@ -726,6 +765,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ascii_and_binary_agree), cmocka_unit_test(broken_meshes),
         cmocka_unit_test(cube_mesh_is_the_box),   cmocka_unit_test(cube_mesh_tank),
+        cmocka_unit_test(obstacle_box_faces),
         cmocka_unit_test(sphere_mesh_volume),
         cmocka_unit_test(mesh_placement),         cmocka_unit_test(primitives_3d),
         cmocka_unit_test(primitives_2d),          cmocka_unit_test(shape_keys_checked),
