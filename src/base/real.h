@@ -28,6 +28,13 @@ typedef float real;
 #define HD
 #define SL_RESTRICT restrict
 #endif
+/* A loop of a constant count, unrolled in the kernels (the device pass only: the host pass of a .cu
+ * file and the C compiler do not know the pragma). */
+#ifdef __CUDA_ARCH__
+#define SL_UNROLL _Pragma("unroll")
+#else
+#define SL_UNROLL
+#endif
 
 /* A struct member aligned to n bytes: on the first member, the struct's alignment, so that a GPU reads
  * a struct of four reals from shared memory with one 16-byte load instead of four. */
