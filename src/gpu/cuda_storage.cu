@@ -219,6 +219,29 @@ static int copy_to_host(sim *s, sl_err *err)
     return SL_OK;
 }
 
+/* Device -> host: the core fields, ids, types and tags (backend.core_to_host). The copy of every
+ * field took about 8 ms a probe row on semi-implicit MPS's 30 fields at 217k particles (H100). */
+static int copy_core_to_host(sim *s, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    if (!st || st->host_current)
+        return SL_OK;
+    particles *p = &s->p;
+    for (int k = 0; k < PF_CORE; ++k)
+        GPU_TRY(cudaMemcpy(p->f[k], st->f[k], p->n * sizeof(real), cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(p->id, st->id, p->n * sizeof(int32_t), cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(p->type, st->type, p->n, cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(p->tag, st->tag, p->n, cudaMemcpyDeviceToHost), err);
+    return SL_OK;
+}
+
+void cuda_core_to_host(sim *s)
+{
+    sl_err err;
+    if (copy_core_to_host(s, &err))
+        cuda_remember_error(s, &err);
+}
+
 void cuda_to_host(sim *s)
 {
     sl_err err;

@@ -679,7 +679,7 @@ int io_probes_after_step(void *ctx, sim *s, sl_err *err)
     /* the root decides: only its next_k knows the rows a continued file already holds */
     if (!domain_any(s, root && s->t >= pr->next_k * pr->interval * (1 - 1e-12)))
         return SL_OK;
-    sim_sync_host(s); /* this rank's particles only: no gather of the state */
+    sim_sync_host_core(s); /* this rank's particles only, and only what a row reads */
     pr->next_k = next_after(s->t, pr->interval);
     SL_TRY(io_probes_sample(s, pr->values, err));
     return root ? append_row(pr, err) : SL_OK;
