@@ -1065,33 +1065,6 @@ static void test_null_arguments(void **state)
 
 #define NBAD (sizeof bad_cases / sizeof bad_cases[0])
 
-/* numerics.cfl: 0.2 where not given, 0.4 for semi-implicit MPS (SCENE_MPS_CFL), and what the scene
- * says whenever it says it. */
-static void test_cfl_defaults(void **state)
-{
-    (void)state;
-    const char *methods[] = {"wcsph", "emps", "mps", "mps"};
-    const char *cfl[] = {"", "", "", "cfl = 0.25;"};
-    const double expect[] = {0.2, 0.2, SCENE_MPS_CFL, 0.25};
-    for (int k = 0; k < 4; ++k) {
-        char text[1024];
-        snprintf(text, sizeof text,
-                 "simulation = { method = \"%s\"; dimension = 2; end_time = 0.1; };\n"
-                 "fluid = { sound_speed = 20.0; };\n"
-                 "numerics = { spacing = 0.01; %s };\n"
-                 "geometry = ( { type = \"tank\"; min = [0.0, 0.0]; max = [0.2, 0.2]; },\n"
-                 "             { type = \"fluid\"; min = [0.0, 0.0]; max = [0.1, 0.1]; } );\n",
-                 methods[k], cfl[k]);
-        scene sc;
-        sl_err err;
-        if (scene_load_string(&sc, text, "cfl.cfg", &err) != SL_OK)
-            fail_msg("%s", err.msg);
-        print_message("  %s %s: cfl %g\n", methods[k], cfl[k], sc.cfl);
-        assert_true(sc.cfl == expect[k]);
-        scene_free(&sc);
-    }
-}
-
 int main(void)
 {
     static const struct CMUnitTest fixed[] = {
@@ -1113,7 +1086,6 @@ int main(void)
         cmocka_unit_test(test_fuzz),
         cmocka_unit_test(test_name_tables),
         cmocka_unit_test(test_null_arguments),
-        cmocka_unit_test(test_cfl_defaults),
     };
     enum { NFIXED = sizeof fixed / sizeof fixed[0] };
     static struct CMUnitTest tests[NFIXED + NBAD];

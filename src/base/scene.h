@@ -8,8 +8,6 @@
 
 #define SCENE_PATH_MAX 4096
 #define SCENE_NAME_MAX 32
-/* numerics.cfl where a semi-implicit MPS scene gives none (docs/validation.md) */
-#define SCENE_MPS_CFL 0.4
 
 enum geom_kind {
     GEOM_FLUID,    /* a box filled with fluid particles on a lattice of spacing dp */
@@ -231,7 +229,7 @@ typedef struct scene {
     double dp;            /* particle spacing, m */
     enum kernel_kind kernel;
     double h_factor;      /* h = h_factor * dp */
-    double cfl;           /* numerics.cfl: 0.2, or SCENE_MPS_CFL for semi-implicit MPS, when not given */
+    double cfl;
     int ndiv;             /* neighbour cells per interaction radius, 1..3 */
     double cell_skin;     /* WCSPH on MPI ranks: the cells' margin, a fraction of the interaction radius */
     enum integrator_kind integrator;

@@ -469,10 +469,6 @@ int sk_probes_after(sk_ctx *c, const config_setting_t *g)
 int sk_numerics_after(sk_ctx *c, const config_setting_t *g)
 {
     const scene *sc = c->sc;
-    /* semi-implicit MPS holds its accuracy at CFL 0.4 where 0.2 takes twice the steps (2D dam break
-     * up to 0.6, SPHERIC Test 2 at 0.4: docs/validation.md): its default where the scene sets none */
-    if (strcmp(sc->method, "mps") == 0 && !(g && config_setting_get_member(g, "cfl")))
-        c->sc->cfl = SCENE_MPS_CFL;
     if (!sc->no_slip)
         return SL_OK;
     const config_setting_t *k = config_setting_get_member(g, "no_slip");
