@@ -196,6 +196,17 @@ int cuda_reserve(sim *s, size_t n, size_t keep, sl_err *err)
     return SL_OK;
 }
 
+/* Device -> host: the first nfields real fields, and the ids, types and tags. */
+static int copy_particles_to_host(cuda_sim *st, particles *p, int nfields, sl_err *err)
+{
+    for (int k = 0; k < nfields; ++k)
+        GPU_TRY(cudaMemcpy(p->f[k], st->f[k], p->n * sizeof(real), cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(p->id, st->id, p->n * sizeof(int32_t), cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(p->type, st->type, p->n, cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(p->tag, st->tag, p->n, cudaMemcpyDeviceToHost), err);
+    return SL_OK;
+}
+
 /* Device -> host: the particles and the neighbour grid (for host code that walks neighbours). */
 static int copy_to_host(sim *s, sl_err *err)
 {
@@ -203,11 +214,7 @@ static int copy_to_host(sim *s, sl_err *err)
     if (!st || st->host_current)
         return SL_OK;
     particles *p = &s->p;
-    for (int k = 0; k < p->nfields; ++k)
-        GPU_TRY(cudaMemcpy(p->f[k], st->f[k], p->n * sizeof(real), cudaMemcpyDeviceToHost), err);
-    GPU_TRY(cudaMemcpy(p->id, st->id, p->n * sizeof(int32_t), cudaMemcpyDeviceToHost), err);
-    GPU_TRY(cudaMemcpy(p->type, st->type, p->n, cudaMemcpyDeviceToHost), err);
-    GPU_TRY(cudaMemcpy(p->tag, st->tag, p->n, cudaMemcpyDeviceToHost), err);
+    SL_TRY(copy_particles_to_host(st, p, p->nfields, err));
     int rc = nbr_grid_reserve(&s->g, p->n, err);
     if (rc)
         return rc;
@@ -226,13 +233,7 @@ static int copy_core_to_host(sim *s, sl_err *err)
     cuda_sim *st = state_of(s);
     if (!st || st->host_current)
         return SL_OK;
-    particles *p = &s->p;
-    for (int k = 0; k < PF_CORE; ++k)
-        GPU_TRY(cudaMemcpy(p->f[k], st->f[k], p->n * sizeof(real), cudaMemcpyDeviceToHost), err);
-    GPU_TRY(cudaMemcpy(p->id, st->id, p->n * sizeof(int32_t), cudaMemcpyDeviceToHost), err);
-    GPU_TRY(cudaMemcpy(p->type, st->type, p->n, cudaMemcpyDeviceToHost), err);
-    GPU_TRY(cudaMemcpy(p->tag, st->tag, p->n, cudaMemcpyDeviceToHost), err);
-    return SL_OK;
+    return copy_particles_to_host(st, &s->p, PF_CORE, err);
 }
 
 void cuda_core_to_host(sim *s)
