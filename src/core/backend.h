@@ -5,6 +5,7 @@
 #include "multigrid_ops.h"
 #include "pass.h"
 #include "slab_rule.h"
+#include "physics/probe_sample.h"
 #include "base/status.h"
 
 #include <stddef.h>
@@ -317,6 +318,13 @@ typedef struct backend {
      * the other host fields keep what they held. NULL where the host arrays are the state. Use
      * sim_sync_host_core(). */
     void (*core_to_host)(struct sim *s);
+    /* The probes' particles (io/probes.c): *out made to hold, in particle order, the particles of
+     * [0, p.n) that some region of req holds (physics/probe_sample.h), with their positions, density,
+     * pressure and type (the other arrays NULL), in host memory the backend keeps until the next
+     * call, and *tot the fluid's totals over all of them; *picked = 1. *picked = 0 where the host
+     * arrays are the state (nothing on the device yet): the probes read those. NULL: always so. */
+    int (*probe_particles)(struct sim *s, const probe_regions *req, particles *out, probe_totals *tot, int *picked,
+                           sl_err *err);
 } backend;
 
 extern const backend backend_cpu;

@@ -99,4 +99,5 @@ extern "C" const backend backend_cuda = {
     cuda_buffer_free,
     &cuda_halo_hooks,
     cuda_core_to_host,
+    cuda_probe_particles,
 };

@@ -64,6 +64,9 @@ typedef struct cuda_sim {
     gpu_scratch scratch;
     gpu_scratch halo_stage;  /* the MPI halo's values on their way to or from the host (cuda_halo.cu) */
     gpu_scratch halo_index;  /* the drop and remove's places and order; the lists fetch and remove upload */
+    gpu_scratch probe_stage; /* the probes' particles packed for the host (cuda_probes.cu) */
+    void *probe_host;        /* the same in page-locked host memory, with the totals */
+    size_t probe_host_bytes;
     int host_current;        /* the host arrays hold the device state */
     int max_per_cell;
     int sm_count;
@@ -126,6 +129,9 @@ int cuda_fill_zero(sim *s, int field, size_t n);
 
 /* cuda_bodies.cu: the backend's body_sums (floating bodies). */
 int cuda_body_sums(sim *s, int body, int nbodies, const int acc[3], double *out);
+
+/* cuda_probes.cu: the backend's probe_particles. */
+int cuda_probe_particles(sim *s, const probe_regions *req, particles *out, probe_totals *tot, int *picked, sl_err *err);
 
 /* cuda_hooks.cu: the backend's bench hooks. */
 extern const backend_bench_hooks cuda_bench_hooks;

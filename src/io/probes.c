@@ -175,9 +175,8 @@ static void bins_free(probe_bins *b)
     free(b->idx);
 }
 
-static int bins_build(probe_bins *b, const sim *s, double support)
+static int bins_build(probe_bins *b, const sim *s, const particles *p, double support)
 {
-    const particles *p = &s->p;
     memset(b, 0, sizeof *b);
     b->dim = s->sc->dim;
     b->width = support;
@@ -252,10 +251,10 @@ static void bins_range(const probe_bins *b, const double x[3], double r, int dim
 /* ---- pressure sensors ----------------------------------------------------------------------- */
 
 /* Shepard sums of the fluid particles around q: sw = sum W V, swp = sum W V p. */
-static void sensor_sums(const sim *s, const probe_bins *b, const double q[3], double *sw, double *swp)
+static void sensor_sums(const sim *s, const particles *p, const probe_bins *b, const double q[3], double *sw,
+                        double *swp)
 {
     const scene *sc = s->sc;
-    const particles *p = &s->p;
     int dim = sc->dim;
     double h = sc->h_factor * sc->dp;
     real norm = (real)sph_kernel_norm(sc->kernel, dim, h), inv_h = (real)(1.0 / h), r2 = (real)(4.0 * h * h);
@@ -298,9 +297,9 @@ typedef struct column_particle {
 
 /* Whether particle e is within the kernel's support of the vertical through `at` (a fluid particle
  * also needs a density to have a volume); its part in *cp. */
-static int column_member(const sim *s, int32_t e, const double at[2], double support, column_particle *cp)
+static int column_member(const sim *s, const particles *p, int32_t e, const double at[2], double support,
+                         column_particle *cp)
 {
-    const particles *p = &s->p;
     int dim = s->sc->dim, up = dim - 1;
     real d[3] = {(real)(at[0] - p->f[PF_X][e]), dim == 3 ? (real)(at[1] - p->f[PF_Y][e]) : R(0.0), R(0.0)};
     periodic_fold(&s->P.periodic, &d[0], &d[1], &d[2]); /* horizontal axes only: z stays 0 */
@@ -327,7 +326,8 @@ static void column_range(const sim *s, const probe_bins *b, const double at[2], 
 
 /* The highest and the lowest fluid particle of this rank near the gauge's vertical (-inf and +inf:
  * none). */
-static void gauge_extent(const sim *s, const probe_bins *b, const double at[2], double *ztop, double *zlow)
+static void gauge_extent(const sim *s, const particles *p, const probe_bins *b, const double at[2], double *ztop,
+                         double *zlow)
 {
     double h = s->sc->h_factor * s->sc->dp, support = 2.0 * h;
     int64_t lo[3], hi[3];
@@ -336,7 +336,7 @@ static void gauge_extent(const sim *s, const probe_bins *b, const double at[2], 
     *zlow = INFINITY;
     BINS_FOR_EACH(b, lo, hi, e, {
         column_particle cp;
-        if (!column_member(s, e, at, support, &cp) || !cp.fluid)
+        if (!column_member(s, p, e, at, support, &cp) || !cp.fluid)
             continue;
         *ztop = fmax(*ztop, cp.z);
         *zlow = fmin(*zlow, cp.z);
@@ -361,8 +361,8 @@ static gauge_heights gauge_heights_of(const scene *sc, double ztop, double zlow)
 }
 
 /* This rank's kernel sums at the heights: fluid into sf[k], solid into ss[k] (added to what is there). */
-static void gauge_sums(const sim *s, const probe_bins *b, const double at[2], const gauge_heights *gh, double *sf,
-                       double *ss)
+static void gauge_sums(const sim *s, const particles *p, const probe_bins *b, const double at[2],
+                       const gauge_heights *gh, double *sf, double *ss)
 {
     if (gh->nh == 0)
         return; /* dry on every rank */
@@ -374,7 +374,7 @@ static void gauge_sums(const sim *s, const probe_bins *b, const double at[2], co
     column_range(s, b, at, support, lo, hi);
     BINS_FOR_EACH(b, lo, hi, e, { /* each particle adds to the heights its kernel reaches */
         column_particle cp;
-        if (!column_member(s, e, at, support, &cp))
+        if (!column_member(s, p, e, at, support, &cp))
             continue;
         double reach = sqrt(support * support - cp.r2);
         double k0 = ceil((zstart - cp.z - reach) / ds), k1 = floor((zstart - cp.z + reach) / ds);
@@ -435,6 +435,59 @@ static void fluid_totals(const sim *s, double *front, double *nfluid, double *ke
     *nfluid = (double)n; /* exact below 2^53 particles, as a sum across ranks */
 }
 
+/* What the probes of a row reach, for a backend that picks those particles itself: a ball of radius
+ * 2h around each sensor's sampled point, a column of radius 2h around each gauge's vertical, a
+ * thousandth wider (the host's sums decide with their own arithmetic; a particle picked in excess
+ * adds nothing). */
+static void probe_reach(const sim *s, probe_regions *q)
+{
+    const scene *sc = s->sc;
+    const scene_probes *pr = &sc->probes;
+    memset(q, 0, sizeof *q);
+    q->dim = sc->dim;
+    q->periodic = s->P.periodic;
+    double r = 2.0 * sc->h_factor * sc->dp * 1.001;
+    for (int k = 0; k < pr->npressure; ++k) {
+        double at[3];
+        io_probe_sample_point(sc, &pr->pressure[k], at);
+        q->region[q->count++] = (probe_region){{(real)at[0], (real)at[1], (real)at[2]}, (real)(r * r), 0};
+    }
+    for (int g = 0; g < pr->ngauges; ++g) {
+        const double *at = pr->gauges[g].at; /* the horizontal coordinates */
+        real x = (real)at[0], y = sc->dim == 3 ? (real)at[1] : R(0.0);
+        q->region[q->count++] = (probe_region){{x, y, R(0.0)}, (real)(r * r), 1};
+    }
+    if (pr->front != FRONT_NONE) {
+        q->front_axis = (pr->front - 1) / 2;
+        q->front_sign = (pr->front - 1) % 2 ? -1 : 1;
+    }
+    q->energy = pr->energy;
+    q->dp = s->P.dp;
+    q->mass = s->P.mass;
+    for (int a = 0; a < 3; ++a)
+        q->g[a] = s->P.g[a];
+}
+
+/* The particles a row reads and the fluid's totals: picked by the backend where it keeps the
+ * particles (backend.probe_particles), else the host arrays, brought up to date. */
+static int row_particles(sim *s, particles *picked, const particles **p, probe_totals *tot, sl_err *err)
+{
+    int done = 0;
+    if (s->be && s->be->probe_particles) {
+        probe_regions q;
+        probe_reach(s, &q);
+        SL_TRY(s->be->probe_particles(s, &q, picked, tot, &done, err));
+    }
+    if (done) {
+        *p = picked;
+        return SL_OK;
+    }
+    sim_sync_host_core(s); /* this rank's particles only, and only what a row reads */
+    *p = &s->p;
+    fluid_totals(s, &tot->front, &tot->nfluid, &tot->ke, &tot->pe);
+    return SL_OK;
+}
+
 /* A row is sampled in three collective phases that every rank runs on its own particles (after a
  * step only the owned ones: domain_drop_halo removed the ghosts), with one reduction after each of
  * the first two; on one rank the reductions do nothing and this is the whole computation:
@@ -447,20 +500,23 @@ int io_probes_sample(sim *s, double *values, sl_err *err)
     const scene *sc = s->sc;
     const scene_probes *pr = &sc->probes;
     int ng = pr->ngauges, np = pr->npressure;
-    double front, nfluid, ke, pe;
-    fluid_totals(s, &front, &nfluid, &ke, &pe);
+    particles picked;
+    const particles *p;
+    probe_totals tot;
+    SL_TRY(row_particles(s, &picked, &p, &tot, err));
+    double front = tot.front, nfluid = tot.nfluid, ke = tot.ke, pe = tot.pe;
     /* Pressure sensors and gauges read the particles near them through bins built for this row. */
     probe_bins b;
     int binned = np || ng;
-    if (binned && bins_build(&b, s, 2.0 * sc->h_factor * sc->dp))
-        return sl_fail(err, SL_ERR_RUNTIME, "probes: out of memory binning %zu particles", s->p.n);
+    if (binned && bins_build(&b, s, p, 2.0 * sc->h_factor * sc->dp))
+        return sl_fail(err, SL_ERR_RUNTIME, "probes: out of memory binning %zu particles", p->n);
 
     /* 1: maxima. most = [front, ztop_0, -zlow_0, ztop_1, -zlow_1, ...] */
     double most[1 + 2 * SCENE_PROBES_MAX];
     most[0] = front;
     for (int g = 0; g < ng; ++g) {
         double zlow;
-        gauge_extent(s, &b, pr->gauges[g].at, &most[1 + 2 * g], &zlow);
+        gauge_extent(s, p, &b, pr->gauges[g].at, &most[1 + 2 * g], &zlow);
         most[2 + 2 * g] = -zlow;
     }
     int rc = domain_max(s, most, 1 + 2 * ng, err);
@@ -479,14 +535,14 @@ int io_probes_sample(sim *s, double *values, sl_err *err)
         for (int k = 0; k < np; ++k) {
             double q[3];
             io_probe_sample_point(sc, &pr->pressure[k], q);
-            sensor_sums(s, &b, q, &sum[2 * k], &sum[2 * k + 1]);
+            sensor_sums(s, p, &b, q, &sum[2 * k], &sum[2 * k + 1]);
         }
         double *totals = sum + 2 * np, *column = totals + 3;
         totals[0] = nfluid;
         totals[1] = ke;
         totals[2] = pe;
         for (int g = 0; g < ng; ++g) {
-            gauge_sums(s, &b, pr->gauges[g].at, &gh[g], column, column + gh[g].nh);
+            gauge_sums(s, p, &b, pr->gauges[g].at, &gh[g], column, column + gh[g].nh);
             column += 2 * gh[g].nh;
         }
         /* every rank counts the same, from the same maxima; MPI's counts are ints */
@@ -679,7 +735,6 @@ int io_probes_after_step(void *ctx, sim *s, sl_err *err)
     /* the root decides: only its next_k knows the rows a continued file already holds */
     if (!domain_any(s, root && s->t >= pr->next_k * pr->interval * (1 - 1e-12)))
         return SL_OK;
-    sim_sync_host_core(s); /* this rank's particles only, and only what a row reads */
     pr->next_k = next_after(s->t, pr->interval);
     SL_TRY(io_probes_sample(s, pr->values, err));
     return root ? append_row(pr, err) : SL_OK;

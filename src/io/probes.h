@@ -34,7 +34,8 @@ void io_probes_close(io_probes *pr);
 /* The header line (no newline) and the number of columns. */
 int io_probes_header(const scene *sc, char *buf, size_t len);
 
-/* Samples every column of a row at the current state (host arrays must be current):
+/* Samples every column of a row at the current state, from the particles the backend picks near the
+ * probes (backend.probe_particles) or else from the host arrays, which it brings up to date:
  * values[0] = time, values[1] = step, then pressures, levels, front, mass/energies, CG. A dry
  * pressure sensor or gauge is NaN here and an empty field in probes.csv. On several MPI ranks every
  * rank calls it (collective): each samples its own particles and the root combines their sums and

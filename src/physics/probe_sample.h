@@ -16,6 +16,7 @@
 #define SLUICE_PROBE_SAMPLE_H
 
 #include "base/real.h"
+#include "periodic.h"
 #include "sph_kernel.h"
 
 #define PROBE_WET_SHEPARD 0.25
@@ -55,5 +56,49 @@ HD static inline void probe_energy_add(real mass, real vx, real vy, real vz, rea
     *ke += 0.5 * (double)mass * ((double)vx * vx + (double)vy * vy + (double)vz * vz);
     *pe -= (double)mass * ((double)g[0] * x + (double)g[1] * y + (double)g[2] * z);
 }
+
+/* ---- where the probes read, for a backend that keeps the particles elsewhere ------------------ */
+
+/* A probe's reach: a ball around a sensor's sampled point, or a vertical column around a gauge's
+ * vertical (the last axis: y in 2D, z in 3D), of squared radius r2. A backend holding the particles
+ * on a device (backend.probe_particles) hands the host only the particles some region holds, and
+ * the fluid's totals below, instead of every particle. */
+enum { PROBE_REGIONS_MAX = 128 };
+
+typedef struct probe_region {
+    real at[3]; /* the centre; a column's vertical coordinate is not read */
+    real r2;
+    int column;
+} probe_region;
+
+typedef struct probe_regions {
+    int count, dim;
+    probe_region region[PROBE_REGIONS_MAX];
+    periodic_box periodic;
+    int front_axis, front_sign; /* the surge front's axis and direction; front_sign 0: no front */
+    int energy;                 /* the energies wanted */
+    real dp, mass, g[3];
+} probe_regions;
+
+/* Whether a particle at (x, y, z) lies in some region (periodic images count). */
+HD static inline int probe_regions_hold(const probe_regions *q, real x, real y, real z)
+{
+    for (int k = 0; k < q->count; ++k) {
+        const probe_region *rg = &q->region[k];
+        real d[3] = {rg->at[0] - x, rg->at[1] - y, q->dim == 3 ? rg->at[2] - z : R(0.0)};
+        periodic_fold(&q->periodic, &d[0], &d[1], &d[2]);
+        if (rg->column)
+            d[q->dim - 1] = R(0.0);
+        if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] <= rg->r2)
+            return 1;
+    }
+    return 0;
+}
+
+/* The fluid's totals over a rank's particles: the front (-inf: no fluid or none wanted), the fluid
+ * particles' count, kinetic and potential energy. */
+typedef struct probe_totals {
+    double front, nfluid, ke, pe;
+} probe_totals;
 
 #endif
