@@ -116,13 +116,13 @@ int pick(sim *s, const probe_regions *req, particles *out, probe_totals *tot, sl
     /* scratch: flags, places, the scan's storage, the totals' partials and result */
     size_t scan_bytes = 0;
     SL_TRY(gpu_exclusive_scan_i32_tmp(NULL, NULL, n ? n : 1, st->scan, NULL, &scan_bytes, err));
-    const size_t ints = ((n ? n : 1) * sizeof(int32_t) + 255) / 256 * 256;
+    const size_t ints = ((n ? n : 1) * sizeof(int32_t) + 255) / 256 * 256, scan_room = (scan_bytes + 255) / 256 * 256;
     const size_t sums = ((size_t)nchunks + 1) * 4 * sizeof(double);
-    SL_TRY(gpu_scratch_reserve(&st->scratch, 2 * ints + scan_bytes + sums, err));
-    char *base = (char *)st->scratch.ptr;
+    SL_TRY(gpu_scratch_reserve(&st->scratch, 2 * ints + scan_room + sums, err));
+    char *base = (char *)st->scratch.ptr; /* each part 256-byte aligned */
     int32_t *flag = (int32_t *)base, *at = (int32_t *)(base + ints);
     void *scan_tmp = base + 2 * ints;
-    double *partial = (double *)(base + 2 * ints + scan_bytes), *total = partial + (size_t)nchunks * 4;
+    double *partial = (double *)(base + 2 * ints + scan_room), *total = partial + (size_t)nchunks * 4;
     size_t count = 0;
     if (n > 0) {
         const unsigned blocks = (unsigned)((n + PROBE_THREADS - 1) / PROBE_THREADS);
