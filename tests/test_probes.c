@@ -166,7 +166,10 @@ static void test_wall_sensors_hydrostatic(void **state)
 
 /* The sampled point: at + h n with n inferred from the nearest box face within 2 spacings (into a
  * tank, out of an obstacle; an open tank has no roof), the given normal (normalised) and offset
- * when set, the MPS default re_density dp / 2, and the point itself when no wall is near. */
+ * when set, the MPS default re_density dp / 2, and the point itself when no wall is near. With the
+ * normal inferred, a point closer than h to another face it lies over is moved to h off that face
+ * too (a sensor in a corner: on the obstacle's face half a spacing above the floor, on the tank's
+ * wall half a spacing from the next wall); with the normal given, it stays where it is put. */
 static void test_sample_points(void **state)
 {
     (void)state;
@@ -183,16 +186,21 @@ static void test_sample_points(void **state)
         "  { name = \"near\"; at = [0.015, 0.25, 0.25]; },\n"        /* 1.5 dp off the tank's -x wall */
         "  { name = \"free\"; at = [0.5, 0.25, 0.25]; },\n"          /* no wall within 2 dp */
         "  { name = \"roof\"; at = [0.5, 0.25, 0.5]; },\n"           /* the open top is no wall */
-        "  { name = \"given\"; at = [0.5, 0.25, 0.25]; normal = [0, 3, 4]; offset = 0.05; } ); };\n";
+        "  { name = \"given\"; at = [0.5, 0.25, 0.25]; normal = [0, 3, 4]; offset = 0.05; },\n"
+        "  { name = \"corner\"; at = [0.3, 0.25, 0.005]; },\n"     /* obstacle +x face, 0.5 dp above the floor */
+        "  { name = \"edge\"; at = [1.0, 0.005, 0.3]; },\n"        /* tank +x wall, 0.5 dp off the -y wall */
+        "  { name = \"low\"; at = [0.5, 0.25, 0.005]; normal = [1, 0, 0]; } ); };\n"; /* given: not moved up */
     scene sc;
     sl_err err;
     if (scene_load_string(&sc, text, "points.cfg", &err))
         fail_msg("%s", err.msg);
     const double h = 0.02;
-    const double want[7][3] = {{0.3 + h, 0.25, 0.05},  {0.28, 0.25, 0.1 + h}, {1.0 - h, 0.1, 0.2},
-                               {0.015 + h, 0.25, 0.25}, {0.5, 0.25, 0.25},     {0.5, 0.25, 0.5},
-                               {0.5, 0.25 + 0.03, 0.25 + 0.04}};
-    for (int k = 0; k < 7; ++k) {
+    const double want[10][3] = {{0.3 + h, 0.25, 0.05},  {0.28, 0.25, 0.1 + h}, {1.0 - h, 0.1, 0.2},
+                                {0.015 + h, 0.25, 0.25}, {0.5, 0.25, 0.25},     {0.5, 0.25, 0.5},
+                                {0.5, 0.25 + 0.03, 0.25 + 0.04}, {0.3 + h, 0.25, h}, {1.0 - h, h, 0.3},
+                                {0.5 + h, 0.25, 0.005}};
+    assert_int_equal(sc.probes.npressure, 10);
+    for (int k = 0; k < 10; ++k) {
         double q[3];
         io_probe_sample_point(&sc, &sc.probes.pressure[k], q);
         for (int a = 0; a < 3; ++a)

@@ -36,7 +36,7 @@ grep -q "unknown sph" "$work/log" || { echo "FAIL no message for an unknown sche
 # SPHERIC Test 2 (--cases spheric). (1) The scene variants of all three schemes pass `sluice check`.
 # (2) The analysis, fed the experiment's own record as a run's probes (interpolated to 1 ms): P1's
 # peak must come out as the experiment's (ratio 1.00; the interpolation moves it by < 0.1 %), P1-P4
-# read throughout contact, P5 blanked for 0.1 s inside its contact must read less than throughout,
+# read throughout contact (both measures), P5 blanked for 0.1 s inside its contact must read less than throughout,
 # P6-P8 untouched throughout, and a level put above the tank must be flagged. (3) A real run at
 # dp = 0.08 m (the box two particles tall, ~6,000 particles) to t = 0.5 s, WCSPH with DBC walls:
 # it must finish and the reservoir gauge H4 read its water (0.55 m at the start, above 0.4 m at
@@ -88,17 +88,18 @@ case "$row" in
     *) echo "FAIL P1 peak of the experiment's own record is not 1.00 of it: '$row'"; fails=$((fails + 1)) ;;
 esac
 case "$row" in
-    *"| 7 of 8: P1, P2, P3, P4, P6, P7, P8 |"*) ;;
-    *) echo "FAIL contact summary is not '7 of 8' without P5: '$row'"; fails=$((fails + 1)) ;;
+    *"| 7 of 8: P1, P2, P3, P4, P6, P7, P8 | 7 of 8: all but P5 |"*) ;;
+    *) echo "FAIL contact summaries are not '7 of 8' without P5: '$row'"; fails=$((fails + 1)) ;;
 esac
 case "$row" in
     *"0.20 above"*) ;;
     *) echo "FAIL the 1.2 m level is not flagged 0.20 above the tank: '$row'"; fails=$((fails + 1)) ;;
 esac
-crow=$(grep '^| wcsph-dbc | 18.3 | [0-9.]* | [0-9.]* |' "$work/log" | tail -1)
+crow=$(grep '^| wcsph-dbc | 18.3 | [0-9.]* / [0-9.]* |' "$work/log" | tail -1)
 p5=$(printf '%s\n' "$crow" | awk -F'|' '{ gsub(/ /, "", $8); print $8 }')
-awk -v p="$p5" 'BEGIN { exit !(p ~ /^[0-9.]+$/ && p > 0.8 && p < 1.0) }' ||
-    { echo "FAIL P5 contact fraction '$p5' (0.1 s blanked of its 0.9 s contact) not in (0.8, 1)"; fails=$((fails + 1)); }
+# both fractions (all of the contact; from the run's arrival on, here the experiment's own) under 1
+awk -v p="$p5" 'BEGIN { n = split(p, f, "/"); exit !(n == 2 && f[1] > 0.8 && f[1] < 1.0 && f[2] > 0.8 && f[2] < 1.0) }' ||
+    { echo "FAIL P5 contact fractions '$p5' (0.1 s blanked of its 0.9 s contact) not both in (0.8, 1)"; fails=$((fails + 1)); }
 for f in spheric_wcsph-dbc.png spheric_convergence.png; do
     [ "$(head -c 4 "$sph/$f" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ] ||
         { echo "FAIL $sph/$f is not a PNG file"; fails=$((fails + 1)); }
@@ -108,7 +109,7 @@ real="$work/sphreal"
     --t-end 0.5 --backend cpu >"$work/log" 2>&1 ||
     { echo "FAIL tools/validate spheric at dp = 0.08:"; cat "$work/log"; fails=$((fails + 1)); }
 cat "$work/log"
-h4=$(grep '^| wcsph-dbc | 80 |' "$work/log" | head -1 | awk -F'|' '{ n = split($8, a, "/"); gsub(/ /, "", a[n]); print a[n] }')
+h4=$(grep '^| wcsph-dbc | 80 |' "$work/log" | head -1 | awk -F'|' '{ n = split($9, a, "/"); gsub(/ /, "", a[n]); print a[n] }')
 awk -v h="$h4" 'BEGIN { exit !(h ~ /^[0-9.]+$/ && h >= 0.4 && h <= 0.6) }' ||
     { echo "FAIL H4's highest level '$h4' at dp = 0.08 not in 0.4..0.6 m"; fails=$((fails + 1)); }
 /usr/bin/python3 "$src/tools/validate" "$exe" "$work/bad" --cases spheric --spacings 0.2 >"$work/log" 2>&1 &&
