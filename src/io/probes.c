@@ -83,36 +83,53 @@ int io_probes_header(const scene *sc, char *buf, size_t len)
  * spacings off a wall; within 2 spacings the kernel at the point itself can starve). */
 #define WALL_NEAR_SPACINGS 2.0
 
+/* A face of a tank or obstacle box. */
+typedef struct box_face {
+    const scene_geom *gm;
+    int axis;
+    double plane;    /* the face's coordinate along axis */
+    double to_fluid; /* +1 or -1: the way along axis from the face to the fluid (into a tank, out of an obstacle) */
+} box_face;
+
+/* The faces of the tanks and obstacle boxes one per call, from *cursor = 0 on: in file order, each
+ * box's in the order -x, +x, -y, +y, -z, +z; an open tank has no roof face. 0 after the last. */
+static int next_box_face(const scene *sc, int *cursor, box_face *f)
+{
+    int dim = sc->dim, up = dim - 1;
+    for (; *cursor < 6 * sc->ngeom; ++*cursor) {
+        int k = *cursor / 6, a = *cursor % 6 / 2, side = *cursor % 2;
+        const scene_geom *gm = &sc->geom[k];
+        if (a >= dim || (gm->kind != GEOM_TANK && gm->kind != GEOM_OBSTACLE) ||
+            (gm->kind == GEOM_TANK && a == up && side == 1 && !gm->closed_top))
+            continue;
+        *f = (box_face){gm, a, side ? gm->max[a] : gm->min[a], (side ? 1.0 : -1.0) * (gm->kind == GEOM_TANK ? -1.0 : 1.0)};
+        ++*cursor;
+        return 1;
+    }
+    return 0;
+}
+
 /* The face of a tank or obstacle box nearest to `at` within WALL_NEAR_SPACINGS spacings: its normal
  * pointing to the fluid side (into a tank, out of an obstacle) into n; 0 when no face is that near.
- * Ties go to the first item in the file, then to the faces in the order -x, +x, -y, +y, -z, +z: the
- * answer depends on the scene alone. An open tank has no roof face. */
+ * Ties go to the first face in next_box_face's order: the answer depends on the scene alone. */
 int io_probe_wall_normal(const scene *sc, const double at[3], double n[3])
 {
-    int dim = sc->dim, up = dim - 1, found = 0;
+    int found = 0, cursor = 0;
     double best = WALL_NEAR_SPACINGS * sc->dp;
     best *= best;
-    for (int k = 0; k < sc->ngeom; ++k) {
-        const scene_geom *gm = &sc->geom[k];
-        if (gm->kind != GEOM_TANK && gm->kind != GEOM_OBSTACLE)
-            continue;
-        for (int a = 0; a < dim; ++a)
-            for (int side = 0; side < 2; ++side) {
-                if (gm->kind == GEOM_TANK && a == up && side == 1 && !gm->closed_top)
-                    continue;
-                double plane = side ? gm->max[a] : gm->min[a], d2 = (at[a] - plane) * (at[a] - plane);
-                for (int b = 0; b < dim; ++b) { /* distance to the face's rectangle, not its plane */
-                    double out = b == a ? 0.0 : fmax(fmax(gm->min[b] - at[b], at[b] - gm->max[b]), 0.0);
-                    d2 += out * out;
-                }
-                if (d2 <= best && !(found && d2 == best)) {
-                    best = d2;
-                    found = 1;
-                    int outward = side ? 1 : -1; /* the face's normal pointing out of the box */
-                    memset(n, 0, 3 * sizeof *n);
-                    n[a] = gm->kind == GEOM_TANK ? -outward : outward;
-                }
-            }
+    box_face f;
+    while (next_box_face(sc, &cursor, &f)) {
+        double d2 = (at[f.axis] - f.plane) * (at[f.axis] - f.plane);
+        for (int b = 0; b < sc->dim; ++b) { /* distance to the face's rectangle, not its plane */
+            double out = b == f.axis ? 0.0 : fmax(fmax(f.gm->min[b] - at[b], at[b] - f.gm->max[b]), 0.0);
+            d2 += out * out;
+        }
+        if (d2 <= best && !(found && d2 == best)) {
+            best = d2;
+            found = 1;
+            memset(n, 0, 3 * sizeof *n);
+            n[f.axis] = f.to_fluid;
+        }
     }
     return found;
 }
@@ -134,27 +151,20 @@ double io_probe_default_offset(const scene *sc)
  * where q lies over it: on its fluid side, within its rectangle along the other axes. */
 static void clear_other_walls(const scene *sc, const double n[3], double d, double q[3])
 {
-    int dim = sc->dim, up = dim - 1;
-    for (int pass = 0; pass < 2; ++pass)
-        for (int k = 0; k < sc->ngeom; ++k) {
-            const scene_geom *gm = &sc->geom[k];
-            if (gm->kind != GEOM_TANK && gm->kind != GEOM_OBSTACLE)
-                continue;
-            for (int a = 0; a < dim; ++a)
-                for (int side = 0; side < 2; ++side) {
-                    if (gm->kind == GEOM_TANK && a == up && side == 1 && !gm->closed_top)
-                        continue;
-                    double m = (side ? 1.0 : -1.0) * (gm->kind == GEOM_TANK ? -1.0 : 1.0); /* to the fluid */
-                    if (m == n[a])
-                        continue; /* the sensor's own wall, or one facing the same way */
-                    double plane = side ? gm->max[a] : gm->min[a], off = (q[a] - plane) * m;
-                    int over = off >= 0.0 && off < d;
-                    for (int b = 0; b < dim && over; ++b)
-                        over = b == a || (q[b] >= gm->min[b] && q[b] <= gm->max[b]);
-                    if (over)
-                        q[a] = plane + m * d;
-                }
+    for (int pass = 0; pass < 2; ++pass) {
+        int cursor = 0;
+        box_face f;
+        while (next_box_face(sc, &cursor, &f)) {
+            if (f.to_fluid == n[f.axis])
+                continue; /* the sensor's own wall, or one facing the same way */
+            double off = (q[f.axis] - f.plane) * f.to_fluid;
+            int over = off >= 0.0 && off < d;
+            for (int b = 0; b < sc->dim && over; ++b)
+                over = b == f.axis || (q[b] >= f.gm->min[b] && q[b] <= f.gm->max[b]);
+            if (over)
+                q[f.axis] = f.plane + f.to_fluid * d;
         }
+    }
 }
 
 void io_probe_sample_point(const scene *sc, const scene_probe_point *pt, double q[3])
