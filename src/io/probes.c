@@ -88,7 +88,7 @@ typedef struct box_face {
     const scene_geom *gm;
     int axis;
     double plane;    /* the face's coordinate along axis */
-    double to_fluid; /* +1 or -1: the way along axis from the face to the fluid (into a tank, out of an obstacle) */
+    double to_fluid; /* +1 or -1: along axis from the face to the fluid (into a tank, out of an obstacle) */
 } box_face;
 
 /* The faces of the tanks and obstacle boxes one per call, from *cursor = 0 on: in file order, each
@@ -102,7 +102,8 @@ static int next_box_face(const scene *sc, int *cursor, box_face *f)
         if (a >= dim || (gm->kind != GEOM_TANK && gm->kind != GEOM_OBSTACLE) ||
             (gm->kind == GEOM_TANK && a == up && side == 1 && !gm->closed_top))
             continue;
-        *f = (box_face){gm, a, side ? gm->max[a] : gm->min[a], (side ? 1.0 : -1.0) * (gm->kind == GEOM_TANK ? -1.0 : 1.0)};
+        double outward = side ? 1.0 : -1.0; /* the face's normal out of the box */
+        *f = (box_face){gm, a, side ? gm->max[a] : gm->min[a], gm->kind == GEOM_TANK ? -outward : outward};
         ++*cursor;
         return 1;
     }
