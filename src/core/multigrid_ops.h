@@ -57,9 +57,8 @@ enum mg_kind {
     /* over the cells of `fine` */
     MG_SMOOTH,        /* fine.x = omega fine.b / diag */
     MG_RESIDUAL,      /* fine.t = fine.b - A fine.x */
-    MG_CORRECT,       /* fine.x += omega fine.t / diag */
-    MG_SWEEP,         /* fine.t = fine.x + omega (fine.b - A fine.x) / diag: RESIDUAL and CORRECT in one
-                       * loop, the new iterate written beside the old (the caller swaps x and t) */
+    MG_SWEEP,         /* fine.t = fine.x + omega (fine.b - A fine.x) / diag: a Jacobi step, the new
+                       * iterate written beside the old (the caller swaps x and t) */
     MG_PROLONG,       /* fine.x[c] += alpha coarse.x[parent of c] */
     /* over the cells of `coarse` */
     MG_RESTRICT,      /* coarse.b[c] = sum of fine.t over the children of c */
@@ -112,7 +111,7 @@ HD static inline int64_t mg_range(const mg_args *m)
     case MG_FINE_PRODUCT: case MG_FINE_SMOOTH: case MG_FINE_RESIDUAL: case MG_FINE_CORRECT: case MG_FINE_PROLONG:
     case MG_ROW_PARTIALS: case MG_FINE_POST: case MG_FINE_POST_ZERO: case MG_CELL_UNKNOWN:
         return m->n;
-    case MG_SMOOTH: case MG_RESIDUAL: case MG_CORRECT: case MG_SWEEP: case MG_PROLONG:
+    case MG_SMOOTH: case MG_RESIDUAL: case MG_SWEEP: case MG_PROLONG:
         return m->fine.ncells;
     case MG_FIRST_LEVEL: case MG_GALERKIN: /* one element per entry */
         return m->coarse.ncells * m->coarse.nst;
@@ -541,13 +540,7 @@ HD static inline void mg_element(const mg_args *m, int kind, int64_t e)
         m->fine.t[e] = d != R(0.0) ? m->fine.b[e] - mg_level_product(&m->fine, e, m->fine.x) : R(0.0);
         break;
     }
-    case MG_CORRECT: {
-        real d = mg_diagonal(&m->fine, e);
-        if (d != R(0.0))
-            m->fine.x[e] += m->omega * m->fine.t[e] / d;
-        break;
-    }
-    case MG_SWEEP: { /* the same arithmetic as MG_RESIDUAL, then MG_CORRECT, the residual unstored */
+    case MG_SWEEP: { /* MG_RESIDUAL's residual, unstored, then the weighted correction */
         real d = mg_diagonal(&m->fine, e);
         if (d != R(0.0)) {
             const real t = m->fine.b[e] - mg_level_product(&m->fine, e, m->fine.x);
