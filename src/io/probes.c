@@ -452,18 +452,12 @@ static double gauge_scan(const gauge_heights *gh, const double *sf, const double
 /* The whole fluid on this rank: one serial pass in particle order, so the sums are the same for any
  * thread count and across a restart. front: the largest sign * x + dp/2 along the front's axis
  * (-inf: no fluid). */
-static void fluid_totals(const sim *s, double *front, double *nfluid, double *ke, double *pe)
+static void fluid_totals(const sim *s, const probe_regions *q, probe_totals *tot)
 {
-    const scene_probes *pr = &s->sc->probes;
     const particles *p = &s->p;
-    const sim_params *P = &s->P;
-    int dim = s->sc->dim, axis = 0, sign = 1;
-    if (pr->front != FRONT_NONE) {
-        axis = (pr->front - 1) / 2;
-        sign = (pr->front - 1) % 2 ? -1 : 1;
-    }
-    *front = -INFINITY;
-    *ke = *pe = 0.0;
+    int dim = s->sc->dim;
+    tot->front = -INFINITY;
+    tot->ke = tot->pe = 0.0;
     size_t n = 0;
     for (size_t i = 0; i < p->n; ++i) {
         if (p->type[i] != PT_FLUID)
@@ -471,19 +465,19 @@ static void fluid_totals(const sim *s, double *front, double *nfluid, double *ke
         ++n;
         real x = p->f[PF_X][i], y = p->f[PF_Y][i], z = dim == 3 ? p->f[PF_Z][i] : R(0.0);
         real xv[3] = {x, y, z};
-        if (pr->front != FRONT_NONE)
-            probe_front_add(xv[axis], sign, P->dp, front);
-        if (pr->energy)
-            probe_energy_add(P->mass, p->f[PF_VX][i], p->f[PF_VY][i], dim == 3 ? p->f[PF_VZ][i] : R(0.0), x, y, z,
-                             P->g, ke, pe);
+        if (q->front_sign)
+            probe_front_add(xv[q->front_axis], q->front_sign, q->dp, &tot->front);
+        if (q->energy)
+            probe_energy_add(q->mass, p->f[PF_VX][i], p->f[PF_VY][i], dim == 3 ? p->f[PF_VZ][i] : R(0.0), x, y, z,
+                             q->g, &tot->ke, &tot->pe);
     }
-    *nfluid = (double)n; /* exact below 2^53 particles, as a sum across ranks */
+    tot->nfluid = (double)n; /* exact below 2^53 particles, as a sum across ranks */
 }
 
-/* What the probes of a row reach, for a backend that picks those particles itself: a ball of radius
- * 2h around each sensor's sampled point, a column of radius 2h around each gauge's vertical, a
- * thousandth wider (the host's sums decide with their own arithmetic; a particle picked in excess
- * adds nothing). */
+/* What a row reads: the fluid's totals (the front's axis and direction, the energies), and, for a
+ * backend that picks the particles itself, what the probes reach: a ball of radius 2h around each
+ * sensor's sampled point, a column of radius 2h around each gauge's vertical, a thousandth wider (the
+ * host's sums decide with their own arithmetic; a particle picked in excess adds nothing). */
 static void probe_reach(const sim *s, probe_regions *q)
 {
     const scene *sc = s->sc;
@@ -515,21 +509,19 @@ static void probe_reach(const sim *s, probe_regions *q)
 
 /* The particles a row reads and the fluid's totals: picked by the backend where it keeps the
  * particles (backend.probe_particles), else the host arrays, brought up to date. */
-static int row_particles(sim *s, particles *picked, const particles **p, probe_totals *tot, sl_err *err)
+static int row_particles(sim *s, const probe_regions *q, particles *picked, const particles **p, probe_totals *tot,
+                         sl_err *err)
 {
     int done = 0;
-    if (s->be && s->be->probe_particles) {
-        probe_regions q;
-        probe_reach(s, &q);
-        SL_TRY(s->be->probe_particles(s, &q, picked, tot, &done, err));
-    }
+    if (s->be && s->be->probe_particles)
+        SL_TRY(s->be->probe_particles(s, q, picked, tot, &done, err));
     if (done) {
         *p = picked;
         return SL_OK;
     }
     sim_sync_host_core(s); /* this rank's particles only, and only what a row reads */
     *p = &s->p;
-    fluid_totals(s, &tot->front, &tot->nfluid, &tot->ke, &tot->pe);
+    fluid_totals(s, q, tot);
     return SL_OK;
 }
 
@@ -545,11 +537,12 @@ int io_probes_sample(sim *s, double *values, sl_err *err)
     const scene *sc = s->sc;
     const scene_probes *pr = &sc->probes;
     int ng = pr->ngauges, np = pr->npressure;
+    probe_regions q;
+    probe_reach(s, &q);
     particles picked;
     const particles *p;
     probe_totals tot;
-    SL_TRY(row_particles(s, &picked, &p, &tot, err));
-    double front = tot.front, nfluid = tot.nfluid, ke = tot.ke, pe = tot.pe;
+    SL_TRY(row_particles(s, &q, &picked, &p, &tot, err));
     /* Pressure sensors and gauges read the particles near them through bins built for this row. */
     probe_bins b;
     int binned = np || ng;
@@ -558,7 +551,7 @@ int io_probes_sample(sim *s, double *values, sl_err *err)
 
     /* 1: maxima. most = [front, ztop_0, -zlow_0, ztop_1, -zlow_1, ...] */
     double most[1 + 2 * SCENE_PROBES_MAX];
-    most[0] = front;
+    most[0] = tot.front;
     for (int g = 0; g < ng; ++g) {
         double zlow;
         gauge_extent(s, p, &b, pr->gauges[g].at, &most[1 + 2 * g], &zlow);
@@ -583,9 +576,9 @@ int io_probes_sample(sim *s, double *values, sl_err *err)
             sensor_sums(s, p, &b, q, &sum[2 * k], &sum[2 * k + 1]);
         }
         double *totals = sum + 2 * np, *column = totals + 3;
-        totals[0] = nfluid;
-        totals[1] = ke;
-        totals[2] = pe;
+        totals[0] = tot.nfluid;
+        totals[1] = tot.ke;
+        totals[2] = tot.pe;
         for (int g = 0; g < ng; ++g) {
             gauge_sums(s, p, &b, pr->gauges[g].at, &gh[g], column, column + gh[g].nh);
             column += 2 * gh[g].nh;
@@ -613,10 +606,8 @@ int io_probes_sample(sim *s, double *values, sl_err *err)
         values[c++] = gauge_scan(&gh[g], column, column + gh[g].nh);
         column += 2 * gh[g].nh;
     }
-    if (pr->front != FRONT_NONE) {
-        int sign = (pr->front - 1) % 2 ? -1 : 1;
-        values[c++] = isfinite(most[0]) ? sign * most[0] : NAN;
-    }
+    if (q.front_sign) /* a front column (probe_reach) */
+        values[c++] = isfinite(most[0]) ? q.front_sign * most[0] : NAN;
     if (pr->energy) {
         values[c++] = totals[0] * (double)s->P.mass;
         values[c++] = totals[1];
