@@ -177,6 +177,14 @@ grep -q "</Xdmf>" "$work/long_out/snapshots.xmf" || { echo "FAIL SIGINT: XDMF in
 check "restart" 0 "$exe" run "$long" --restart "$work/long_out/checkpoint.bin" --steps 2 --quiet
 check "restart from garbage" 2 "$exe" run "$long" --restart "$long"
 expect_in "restart from garbage" "$work/err" "not a usable checkpoint"
+# bench times the flow the checkpoint holds (not the scene's first steps); it needs the scene that wrote it
+check "bench --restart" 0 "$exe" bench --backend cpu --scene "$long" --restart "$work/long_out/checkpoint.bin" --steps 1 --threads 1
+expect_in "bench --restart" "$work/out" "long_out/checkpoint.bin: step [1-9][0-9]*, t = "
+expect_in "bench --restart" "$work/out" "particle-steps/s"
+check "bench --restart without scene" 2 "$exe" bench --backend cpu --restart "$work/long_out/checkpoint.bin"
+expect_in "bench --restart without scene" "$work/err" "needs --scene"
+check "bench --restart from garbage" 2 "$exe" bench --backend cpu --scene "$long" --restart "$long" --steps 1
+expect_in "bench --restart from garbage" "$work/err" "not a usable checkpoint"
 
 # A restart that adds a grid group: grid.xmf lists only the snapshots that hold /grid (the earlier run
 # wrote none, and ParaView fails on an index entry whose /grid is missing); snapshots.xmf lists all.

@@ -11,6 +11,8 @@
 #include "base/scene.h"
 #include "geometry/scene_build.h"
 #include "core/sim.h"
+#include "io/checkpoint.h"
+#include "io/snapshot.h"
 #include "run/sim_create.h"
 
 
@@ -27,7 +29,7 @@ static const char usage_bench[] =
     "                    [--particles 1e6,4e6,16e6] [--method wcsph|mps|emps] [--steps N]\n"
     "                    [--preconditioner jacobi|multigrid]\n"
     "                    [--strategy auto|par-part|par-cell|par-cell-sm|x-pencil|par-part-compact|par-part-sym] [--sort counting|radix]\n"
-    "                    [--threads N]\n"
+    "                    [--threads N] [--restart CHECKPOINT]\n"
     "\n"
     "Times whole steps after a warm-up (the warm-up also lets the CUDA backend choose its\n"
     "interaction strategies), then runs the same number of steps again with every phase timed, and\n"
@@ -43,6 +45,8 @@ static const char usage_bench[] =
     "                     strategy against the arithmetic and memory floors (its own options:\n"
     "                     sluice bench --case operators --help)\n"
     "  --scene FILE       any scene file; --particles rescales its spacing\n"
+    "  --restart FILE     with --scene: start from a checkpoint of that scene's run (DIR/checkpoint.bin),\n"
+    "                     to time a developed flow instead of the first steps\n"
     "  --particles LIST   particle counts (the spacing is scaled to reach each, within a few %)\n"
     "  --steps N          timed steps (default 20)\n";
 
@@ -104,6 +108,7 @@ typedef struct bench_options {
     const char *preconditioner;
     const char *strategy;
     const char *sort;
+    const char *restart; /* a checkpoint of the scene to start from (a developed flow), or NULL */
     double particles[16];
     int ncounts;
     long steps;
@@ -170,6 +175,8 @@ static int parse_bench_options(int argc, char **argv, bench_options *o)
             o->strategy = v;
         else if (strcmp(a, "--sort") == 0)
             o->sort = v;
+        else if (strcmp(a, "--restart") == 0)
+            o->restart = v;
         else if (strcmp(a, "--particles") == 0) {
             if (!parse_counts(v, o))
                 return bench_usage_error("--particles '%s' is not a list of up to 16 counts in 10..2e9", v);
@@ -189,6 +196,9 @@ static int parse_bench_options(int argc, char **argv, bench_options *o)
     }
     if (o->scene_path && o->scene_case)
         return bench_usage_error("%s", "give --scene or --case, not both");
+    if (o->restart && (!o->scene_path || o->ncounts > 0 || o->method))
+        return bench_usage_error("--restart '%s' needs --scene (the scene that wrote the checkpoint) and neither "
+                                 "--particles nor --method (the checkpoint fixes both)", o->restart);
     return SL_OK;
 }
 
@@ -390,6 +400,18 @@ static int bench_one(const bench_options *o, const backend *be, scene *sc, sl_er
     int rc = sim_create(&s, sc, be, err);
     if (rc)
         return rc;
+    if (o->restart) { /* the flow as the checkpoint left it; the run's snapshot list is not needed */
+        io_series series;
+        memset(&series, 0, sizeof series);
+        long next_output;
+        rc = io_checkpoint_read(o->restart, &s, &series, &next_output, err);
+        free(series.entries);
+        if (rc || (rc = sim_sync_device(&s, err))) {
+            sim_free(&s);
+            return rc;
+        }
+        printf("\nfrom %s: step %ld, t = %.6g s\n", o->restart, s.step, s.t);
+    }
     bench_work work;
     bench_count_work(&s, &work);
     long warm = 5;
