@@ -406,7 +406,9 @@ static int bench_one(const bench_options *o, const backend *be, scene *sc, sl_er
         long next_output;
         rc = io_checkpoint_read(o->restart, &s, &series, &next_output, err);
         free(series.entries);
-        if (rc || (rc = sim_sync_device(&s, err))) {
+        /* the cells of the restored layout, as sim_create built them for the scene's (the work
+         * counts read them) */
+        if (rc || (rc = sim_sync_device(&s, err)) || (rc = s.be->build_cells(&s, err))) {
             sim_free(&s);
             return rc;
         }
