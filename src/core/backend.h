@@ -27,6 +27,11 @@ enum reduce_op {
  * particle; the solver sets s->args.in and s->args.out before each call. The backends' CG
  * primitives below read the field numbers and n from it. The preconditioner is Jacobi's unless
  * `precondition` is set; the product is the matvec pass unless `product` is set. */
+/* The CG's scalars, kept where the vectors are (a device's memory on a GPU) so that an iteration
+ * waits for the device once, for its residual, not for each dot product: d.q, and the pairs (r.z,
+ * r.r) of the even and the odd iterations (the new r.z is divided by the last one). */
+enum cg_slot { CG_DQ, CG_RZ_EVEN, CG_RR_EVEN, CG_RZ_ODD, CG_RR_ODD, CG_SLOTS };
+
 typedef struct cg_problem {
     const pass *matvec;
     /* z = M^-1 r (fields cg->r, cg->z; q is free to use), replacing Jacobi's z = r / diag */
@@ -58,6 +63,7 @@ typedef struct cg_problem {
     int iterations;
     double residual;             /* relative residual reached */
     int converged;
+    double scalar[CG_SLOTS]; /* the scalars where the backend keeps them on the host (cg_slot) */
 } cg_problem;
 
 /* Device addresses of the particle state, for the viewer's CUDA-OpenGL path: every field of
@@ -262,18 +268,27 @@ typedef struct backend {
     /* Reduction of real particle fields over [0, n); b is used by REDUCE_DOT only. */
     double (*reduce)(struct sim *s, enum reduce_op op, int a, int b, size_t n);
     /* The vector steps of the Jacobi-preconditioned CG solver; pcg_solve (solver/pcg.c) runs the
-     * iteration, the matrix products (run_pass) and d.q (reduce REDUCE_DOT). Fields and n come from
-     * cg. Each returns SL_OK, or an error code once the backend has kept the error for take_error
-     * (an error kept earlier and not yet taken, say a failed matrix pass, fails them too): the
-     * solver then stops. Dots are sums in double as REDUCE_DOT's.
+     * iteration and the matrix products (run_pass). Fields and n come from cg; S is the scalars'
+     * slots (enum cg_slot), which the backend keeps where its vectors are (cg->scalar on the host),
+     * so that none of these waits but cg_init and a read of cg_scalars. Each returns SL_OK, or an
+     * error code once the backend has kept the error for take_error (an error kept earlier and not
+     * yet taken, say a failed matrix pass, fails them too): the solver then stops. Dots are sums in
+     * double as REDUCE_DOT's.
      * cg_init, after q = A x: for each i, unknown = diag[i] != 0; x[i] = 0 where not unknown;
      *   r = unknown ? b - q : 0; z = unknown ? r / diag : 0; d = z. dots = b.b, r.z, r.r. */
     int (*cg_init)(struct sim *s, const cg_problem *cg, double dots[3]);
-    /* cg_update, after q = A d: x += (real)(alpha d); r -= (real)(alpha q); z = diag != 0 ? r / diag
-     * : 0 (the new r). dots = r.z, r.r of the new values. */
-    int (*cg_update)(struct sim *s, const cg_problem *cg, double alpha, double dots[2]);
-    /* cg_direction: d = z + (real)(beta d). */
-    int (*cg_direction)(struct sim *s, const cg_problem *cg, double beta);
+    /* cg_dot: S[slot] = a.b (fields a and b). */
+    int (*cg_dot)(struct sim *s, cg_problem *cg, int a, int b, int slot);
+    /* cg_update, after q = A d, where S[dq] > 0: alpha = S[rz] / S[dq] (in double); x += (real)(alpha
+     * d); r -= (real)(alpha q); z = diag != 0 ? r / diag : 0 (the new r); S[out] = r.z and S[out + 1]
+     * = r.r of the new values. Where !(S[dq] > 0) (no progress possible, or a NaN) no field changes
+     * and both are 0. */
+    int (*cg_update)(struct sim *s, cg_problem *cg, int rz, int dq, int out);
+    /* cg_direction: d = z + (real)(beta d), beta = S[num] / S[den] (0 where den < 0). */
+    int (*cg_direction)(struct sim *s, cg_problem *cg, int num, int den);
+    /* cg_scalars: S[slot .. slot + count) copied into v once the work queued before is done, or set
+     * from v (write). */
+    int (*cg_scalars)(struct sim *s, cg_problem *cg, int slot, int count, double *v, int write);
     /* Sets field `field` to 0 over [0, n). */
     int (*fill_zero)(struct sim *s, int field, size_t n);
     /* Backends that keep the particles elsewhere (device memory) copy them to the host arrays

@@ -101,30 +101,53 @@ static int cpu_cg_init(sim *s, const cg_problem *cg, double dots[3])
     return SL_OK;
 }
 
-static int cpu_cg_update(sim *s, const cg_problem *cg, double alpha, double dots[2])
+static int cpu_cg_dot(sim *s, cg_problem *cg, int a, int b, int slot)
+{
+    cg->scalar[slot] = cpu_dot(s->p.f[a], s->p.f[b], cg->n);
+    return SL_OK;
+}
+
+static int cpu_cg_update(sim *s, cg_problem *cg, int rz, int dq, int out)
 {
     real *const *f = s->p.f;
     real *x = f[cg->x], *diag = f[cg->diag];
     real *r = f[cg->r], *z = f[cg->z], *d = f[cg->d], *q = f[cg->q];
     size_t n = cg->n;
+    cg->scalar[out] = cg->scalar[out + 1] = 0;
+    if (!(cg->scalar[dq] > 0))
+        return SL_OK;
+    const double alpha = cg->scalar[rz] / cg->scalar[dq];
     #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; ++i) {
         x[i] += (real)(alpha * d[i]);
         r[i] -= (real)(alpha * q[i]);
         z[i] = diag[i] != 0 ? r[i] / diag[i] : 0;
     }
-    dots[0] = cpu_dot(r, z, n);
-    dots[1] = cpu_dot(r, r, n);
+    cg->scalar[out] = cpu_dot(r, z, n);
+    cg->scalar[out + 1] = cpu_dot(r, r, n);
     return SL_OK;
 }
 
-static int cpu_cg_direction(sim *s, const cg_problem *cg, double beta)
+static int cpu_cg_direction(sim *s, cg_problem *cg, int num, int den)
 {
     real *z = s->p.f[cg->z], *d = s->p.f[cg->d];
     size_t n = cg->n;
+    const double beta = den < 0 ? 0.0 : cg->scalar[num] / cg->scalar[den];
     #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; ++i)
         d[i] = z[i] + (real)(beta * d[i]);
+    return SL_OK;
+}
+
+static int cpu_cg_scalars(sim *s, cg_problem *cg, int slot, int count, double *v, int write)
+{
+    (void)s;
+    for (int k = 0; k < count; ++k) {
+        if (write)
+            cg->scalar[slot + k] = v[k];
+        else
+            v[k] = cg->scalar[slot + k];
+    }
     return SL_OK;
 }
 
@@ -230,8 +253,10 @@ const backend backend_cpu = {
     .run_pass = cpu_run_pass,
     .reduce = cpu_reduce,
     .cg_init = cpu_cg_init,
+    .cg_dot = cpu_cg_dot,
     .cg_update = cpu_cg_update,
     .cg_direction = cpu_cg_direction,
+    .cg_scalars = cpu_cg_scalars,
     .fill_zero = cpu_fill_zero,
     .body_sums = cpu_body_sums,
     .mg = &cpu_mg_hooks,

@@ -49,6 +49,7 @@ typedef struct cuda_sim {
     int32_t *cell_start;     /* ncells + 2 */
     int32_t *counters;       /* [0] particles inside, [1] most particles in a cell */
     int32_t *mg_longest;     /* the multigrid's longest assembled row (cuda_multigrid.cu) */
+    double *cg_scalar;       /* the CG's scalars (backend.h: enum cg_slot; cuda_vectors.cu) */
     cudaStream_t mg_stream;  /* where the multigrid's cell-level loops are captured into a graph */
     cudaGraphExec_t mg_graph;
     const void *mg_graph_key;
@@ -123,8 +124,10 @@ void cuda_run_pass(sim *s, const pass *ps, size_t n);
 /* cuda_vectors.cu: the backend's reduce and CG primitives. */
 double cuda_reduce(sim *s, enum reduce_op op, int a, int b, size_t n);
 int cuda_cg_init(sim *s, const cg_problem *cg, double dots[3]);
-int cuda_cg_update(sim *s, const cg_problem *cg, double alpha, double dots[2]);
-int cuda_cg_direction(sim *s, const cg_problem *cg, double beta);
+int cuda_cg_dot(sim *s, cg_problem *cg, int a, int b, int slot);
+int cuda_cg_update(sim *s, cg_problem *cg, int rz, int dq, int out);
+int cuda_cg_direction(sim *s, cg_problem *cg, int num, int den);
+int cuda_cg_scalars(sim *s, cg_problem *cg, int slot, int count, double *v, int write);
 int cuda_fill_zero(sim *s, int field, size_t n);
 
 /* cuda_bodies.cu: the backend's body_sums (floating bodies). */

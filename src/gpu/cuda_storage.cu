@@ -259,6 +259,7 @@ void cuda_release(sim *s)
     cudaFree(st->cell_start);
     cudaFree(st->counters);
     cudaFree(st->mg_longest);
+    cudaFree(st->cg_scalar);
     if (st->mg_graph)
         cudaGraphExecDestroy(st->mg_graph);
     if (st->mg_stream)

@@ -56,25 +56,67 @@ int cuda_cg_init(sim *s, const cg_problem *cg, double dots[3])
                 &err);
 }
 
-int cuda_cg_update(sim *s, const cg_problem *cg, double alpha, double dots[2])
+static int checked(cudaError_t e, const char *what, sl_err *err)
+{
+    return e == cudaSuccess ? SL_OK : gpu_fail(err, what, e);
+}
+
+/* The CG's scalars on the device (backend.h: enum cg_slot), made at the first use. */
+static double *cg_scalars_of(cuda_sim *st, sl_err *err)
+{
+    if (!st->cg_scalar && checked(cudaMalloc(&st->cg_scalar, CG_SLOTS * sizeof(double)), "cudaMalloc of the CG's scalars", err))
+        return NULL;
+    return st->cg_scalar;
+}
+
+int cuda_cg_dot(sim *s, cg_problem *cg, int a, int b, int slot)
+{
+    cuda_sim *st = writable(s);
+    if (!st)
+        return SL_ERR_RUNTIME;
+    sl_err err;
+    double *S = cg_scalars_of(st, &err);
+    return kept(s, S ? gpu_cg_dot(st->f[a], st->f[b], cg->n, S, slot, &st->scratch, &err) : SL_ERR_RUNTIME, &err);
+}
+
+int cuda_cg_update(sim *s, cg_problem *cg, int rz, int dq, int out)
 {
     cuda_sim *st = writable(s);
     if (!st)
         return SL_ERR_RUNTIME;
     real *const *f = st->f;
     sl_err err;
-    return kept(s, gpu_cg_update(alpha, f[cg->x], f[cg->r], f[cg->z], f[cg->d], f[cg->q], f[cg->diag], cg->n, dots,
-                                 &st->scratch, &err),
+    double *S = cg_scalars_of(st, &err);
+    return kept(s, S ? gpu_cg_update(S, rz, dq, out, f[cg->x], f[cg->r], f[cg->z], f[cg->d], f[cg->q], f[cg->diag], cg->n,
+                                     &st->scratch, &err)
+                     : SL_ERR_RUNTIME,
                 &err);
 }
 
-int cuda_cg_direction(sim *s, const cg_problem *cg, double beta)
+int cuda_cg_direction(sim *s, cg_problem *cg, int num, int den)
 {
     cuda_sim *st = writable(s);
     if (!st)
         return SL_ERR_RUNTIME;
     sl_err err;
-    return kept(s, gpu_cg_direction(beta, st->f[cg->z], st->f[cg->d], cg->n, &err), &err);
+    double *S = cg_scalars_of(st, &err);
+    return kept(s, S ? gpu_cg_direction(S, num, den, st->f[cg->z], st->f[cg->d], cg->n, &err) : SL_ERR_RUNTIME, &err);
+}
+
+int cuda_cg_scalars(sim *s, cg_problem *cg, int slot, int count, double *v, int write)
+{
+    (void)cg;
+    cuda_sim *st = state_of(s);
+    if (!st || st->last_error[0])
+        return SL_ERR_RUNTIME;
+    sl_err err;
+    double *S = cg_scalars_of(st, &err);
+    if (!S)
+        return kept(s, SL_ERR_RUNTIME, &err);
+    /* a read waits for the work queued before it, so an error of a kernel there shows here */
+    cudaError_t e = write ? cudaMemcpy(S + slot, v, (size_t)count * sizeof *v, cudaMemcpyHostToDevice)
+                          : cudaMemcpy(v, S + slot, (size_t)count * sizeof *v, cudaMemcpyDeviceToHost);
+    return kept(s, checked(e, write ? "the CG's scalars to the device" : "the CG's scalars to the host", &err), &err);
 }
 
 static int fill_zero_checked(real *a, size_t n, sl_err *err)

@@ -44,12 +44,24 @@ struct init_body {
     }
 };
 
+/* alpha from the device's scalars, the same double division the host made: ok where S[dq] > 0 */
+__device__ __forceinline__ bool step_of(const double *S, int rz, int dq, double &alpha)
+{
+    const double den = S[dq];
+    alpha = den > 0 ? __ddiv_rn(S[rz], den) : 0.0;
+    return den > 0;
+}
+
 struct update_body {
-    double alpha;
+    const double *S;
+    int rz, dq;
     real *x, *r, *z;
     const real *d, *q, *diag;
     __device__ __forceinline__ void operator()(size_t i, double (&v)[2], gpu_red::sum_op op) const
     {
+        double alpha;
+        if (!step_of(S, rz, dq, alpha))
+            return;
         const real di = diag[i];
         x[i] = add_rn(x[i], scaled(alpha, d[i]));
         const real ri = sub_rn(r[i], scaled(alpha, q[i]));
@@ -61,8 +73,18 @@ struct update_body {
     }
 };
 
-__global__ void direction(double beta, const real *__restrict__ z, real *__restrict__ d, size_t n)
+struct dot_body {
+    const real *a, *b;
+    __device__ __forceinline__ void operator()(size_t i, double (&v)[1], gpu_red::sum_op op) const
+    {
+        v[0] = op(v[0], gpu_red::term((double)a[i], (double)b[i]));
+    }
+};
+
+__global__ void direction(const double *__restrict__ S, int num, int den, const real *__restrict__ z,
+                          real *__restrict__ d, size_t n)
 {
+    const double beta = den < 0 ? 0.0 : __ddiv_rn(S[num], S[den]);
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
         d[i] = add_rn(z[i], scaled(beta, d[i]));
@@ -76,17 +98,22 @@ extern "C" int gpu_cg_init(real *x, const real *b, const real *q, const real *di
     return gpu_red::run<3, gpu_red::sum_op>(init_body{x, b, q, diag, r, z, d}, n, dots, s, err);
 }
 
-extern "C" int gpu_cg_update(double alpha, real *x, real *r, real *z, const real *d, const real *q,
-                             const real *diag, size_t n, double dots[2], gpu_scratch *s, sl_err *err)
+extern "C" int gpu_cg_dot(const real *a, const real *b, size_t n, double *S, int slot, gpu_scratch *s, sl_err *err)
 {
-    return gpu_red::run<2, gpu_red::sum_op>(update_body{alpha, x, r, z, d, q, diag}, n, dots, s, err);
+    return gpu_red::run_into<1, gpu_red::sum_op>(dot_body{a, b}, n, S + slot, s, 0, err);
 }
 
-extern "C" int gpu_cg_direction(double beta, const real *z, real *d, size_t n, sl_err *err)
+extern "C" int gpu_cg_update(double *S, int rz, int dq, int out, real *x, real *r, real *z, const real *d,
+                             const real *q, const real *diag, size_t n, gpu_scratch *s, sl_err *err)
+{
+    return gpu_red::run_into<2, gpu_red::sum_op>(update_body{S, rz, dq, x, r, z, d, q, diag}, n, S + out, s, 0, err);
+}
+
+extern "C" int gpu_cg_direction(const double *S, int num, int den, const real *z, real *d, size_t n, sl_err *err)
 {
     if (n == 0)
         return SL_OK;
-    direction<<<gpu_blocks_for(n), GPU_THREADS>>>(beta, z, d, n);
+    direction<<<gpu_blocks_for(n), GPU_THREADS>>>(S, num, den, z, d, n);
     GPU_LAUNCHED("direction", err);
     return SL_OK;
 }

@@ -9,8 +9,8 @@
  * field once for the update and once for the direction. Rows with diag[i] == 0 are not unknowns:
  * their z (hence d) is 0 and x stays as it is (0 after gpu_cg_init).
  * All arrays are device arrays of n reals; an array written must not overlap any other (arrays
- * only read may be the same). Each call with dots
- * waits for the result (one small device-to-host copy); s provides 8 KiB of scratch. */
+ * only read may be the same). gpu_cg_init waits for its dots (one small device-to-host copy); s
+ * provides 8 KiB of scratch. */
 #ifndef SLUICE_GPU_CG_H
 #define SLUICE_GPU_CG_H
 
@@ -34,18 +34,23 @@ extern "C" {
 int gpu_cg_init(real *x, const real *b, const real *q, const real *diag, real *r, real *z, real *d,
                 size_t n, double dots[3], gpu_scratch *s, sl_err *err);
 
-/* One step after q = A d and alpha = (r.z) / (d.q). For each i:
+/* The scalars of the iteration stay in device memory (S, doubles; backend.h: enum cg_slot): none
+ * of the calls below waits.
+ * S[slot] = sum a[i] b[i] (as REDUCE_DOT). */
+int gpu_cg_dot(const real *a, const real *b, size_t n, double *S, int slot, gpu_scratch *s, sl_err *err);
+
+/* One step after q = A d. Where S[dq] > 0, with alpha = S[rz] / S[dq] (double), for each i:
  *   x[i] = x[i] + (real)(alpha * d[i]);
  *   r[i] = r[i] - (real)(alpha * q[i]);
  *   z[i] = diag[i] != 0 ? r[i] / diag[i] : 0;       (the new r[i])
- * dots[0] = sum r[i] z[i], dots[1] = sum r[i]^2 over the new values. */
-int gpu_cg_update(double alpha, real *x, real *r, real *z, const real *d, const real *q,
-                  const real *diag, size_t n, double dots[2], gpu_scratch *s, sl_err *err);
+ * S[out] = sum r[i] z[i], S[out + 1] = sum r[i]^2 over the new values. Where !(S[dq] > 0) nothing
+ * is written but S[out] = S[out + 1] = 0. */
+int gpu_cg_update(double *S, int rz, int dq, int out, real *x, real *r, real *z, const real *d, const real *q,
+                  const real *diag, size_t n, gpu_scratch *s, sl_err *err);
 
-/* New search direction, beta = (new r.z) / (old r.z). For each i:
- *   d[i] = z[i] + (real)(beta * d[i]);
- * Queued on the default stream; returns without waiting. */
-int gpu_cg_direction(double beta, const real *z, real *d, size_t n, sl_err *err);
+/* New search direction, beta = S[num] / S[den] (0 where den < 0). For each i:
+ *   d[i] = z[i] + (real)(beta * d[i]); */
+int gpu_cg_direction(const double *S, int num, int den, const real *z, real *d, size_t n, sl_err *err);
 
 #ifdef __cplusplus
 }

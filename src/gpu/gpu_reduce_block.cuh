@@ -129,6 +129,23 @@ __global__ void __launch_bounds__(FINAL_THREADS) reduce_final(const double *part
             out[j] = v[j];
 }
 
+/* Runs both passes over [0, n) into the device array out[0 .. K), without waiting; n == 0 gives
+ * the identities. The partials take s's scratch from `offset` bytes on. */
+template <int K, class Op, class Body>
+int run_into(Body body, size_t n, double *out, gpu_scratch *s, size_t offset, sl_err *err)
+{
+    const unsigned nb = n ? blocks(n) : 0;
+    SL_TRY(gpu_scratch_reserve(s, offset + (size_t)K * (nb ? nb : 1) * sizeof(double), err));
+    double *partial = (double *)((char *)s->ptr + offset);
+    if (nb) {
+        reduce_pass<K, Op><<<nb, THREADS>>>(body, n, partial);
+        GPU_LAUNCHED("reduce_pass", err);
+    }
+    reduce_final<K, Op><<<1, FINAL_THREADS>>>(partial, nb, out); /* nb = 0: the identities */
+    GPU_LAUNCHED("reduce_final", err);
+    return SL_OK;
+}
+
 /* Runs both passes over [0, n) and copies the K results to the host array result (the copy waits
  * for the kernels, so errors inside them are reported here). n == 0 gives the identities. */
 template <int K, class Op, class Body>

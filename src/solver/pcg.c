@@ -7,7 +7,10 @@
 
 /* Each backend's primitives do the arithmetic of one step the same way (the CUDA kernels of
  * gpu_cg.h round exactly as the CPU loops do), so the iteration below, its scalars in double,
- * gives the same iterates on both. */
+ * gives the same iterates on both. The scalars stay where the backend keeps its vectors (enum
+ * cg_slot): alpha and beta are formed there, so that an iteration waits once for the device, for
+ * the residual that decides whether to go on (before, d.q, the update's dots and r.z each waited:
+ * about 20 waits a step of semi-implicit MPS). */
 
 /* This process's partial sums added over every process that holds rows (cg->sum): every decision
  * below is taken from totals, so each process iterates alike. */
@@ -21,6 +24,21 @@ static int backend_failed(sim *s, sl_err *err)
 {
     int rc = sim_backend_error(s, err);
     return rc ? rc : sl_fail(err, SL_ERR_RUNTIME, "pressure solve: a step of the backend failed");
+}
+
+/* Slots [slot, slot + count) made totals over the processes that hold rows (a wait for the device
+ * and a collective); nothing on one process. */
+static int total_slots(sim *s, cg_problem *cg, int slot, int count, sl_err *err)
+{
+    if (!cg->sum)
+        return SL_OK;
+    double v[CG_SLOTS];
+    if (s->be->cg_scalars(s, cg, slot, count, v, 0))
+        return backend_failed(s, err);
+    int rc = total(s, cg, v, count, err);
+    if (rc)
+        return rc;
+    return s->be->cg_scalars(s, cg, slot, count, v, 1) ? backend_failed(s, err) : SL_OK;
 }
 
 static int product(sim *s, const cg_problem *cg, int in, int out, sl_err *err)
@@ -39,9 +57,9 @@ static int product(sim *s, const cg_problem *cg, int in, int out, sl_err *err)
 }
 
 /* z = M^-1 r by the scheme's preconditioner (the primitives wrote Jacobi's z, now replaced), and
- * r.z of it. Blocks that overlap the other processes' rows (cg->add_back) read the copies' r and
- * write their z, which belongs to the copies' owners. */
-static int precondition(sim *s, const cg_problem *cg, double *rz, sl_err *err)
+ * S[slot] = r.z of it. Blocks that overlap the other processes' rows (cg->add_back) read the
+ * copies' r and write their z, which belongs to the copies' owners. */
+static int precondition(sim *s, cg_problem *cg, int slot, sl_err *err)
 {
     int rc;
     if (cg->add_back && (rc = cg->share(s, cg->r, err)))
@@ -51,8 +69,16 @@ static int precondition(sim *s, const cg_problem *cg, double *rz, sl_err *err)
     const int copies[] = {cg->r, cg->z};
     if (cg->add_back && ((rc = cg->add_back(s, cg->z, err)) || (rc = cg->clear(s, copies, 2, err))))
         return rc;
-    *rz = s->be->reduce(s, REDUCE_DOT, cg->r, cg->z, cg->n);
-    return total(s, cg, rz, 1, err);
+    if (s->be->cg_dot(s, cg, cg->r, cg->z, slot))
+        return backend_failed(s, err);
+    return total_slots(s, cg, slot, 1, err);
+}
+
+/* The slot of iteration k's r.z (its r.r is the next): even and odd iterations alternate, so that
+ * beta divides the new r.z by the last one. */
+static int rz_slot(int k)
+{
+    return k % 2 ? CG_RZ_ODD : CG_RZ_EVEN;
 }
 
 static int solve(sim *s, cg_problem *cg, sl_err *err)
@@ -72,10 +98,12 @@ static int solve(sim *s, cg_problem *cg, sl_err *err)
     if ((rc = total(s, cg, dots, 3, err)))
         return rc;
     double bnorm = sqrt(dots[0]), rz = dots[1], rnorm = sqrt(dots[2]);
+    if (be->cg_scalars(s, cg, rz_slot(0), 1, &rz, 1))
+        return backend_failed(s, err);
     if (cg->precondition && bnorm != 0) {
-        if ((rc = precondition(s, cg, &rz, err)))
+        if ((rc = precondition(s, cg, rz_slot(0), err)))
             return rc;
-        if (be->cg_direction(s, cg, 0.0)) /* d = z */
+        if (be->cg_scalars(s, cg, rz_slot(0), 1, &rz, 0) || be->cg_direction(s, cg, 0, -1)) /* d = z */
             return backend_failed(s, err);
     }
     if (bnorm == 0) {
@@ -88,32 +116,34 @@ static int solve(sim *s, cg_problem *cg, sl_err *err)
     }
     cg->residual = rz == rz ? rnorm / bnorm : NAN; /* a NaN in the system ends the solve unconverged */
     while (cg->residual > cg->tolerance && cg->iterations < cg->max_iterations) {
+        const int last = rz_slot(cg->iterations), next = rz_slot(cg->iterations + 1);
         if ((rc = product(s, cg, cg->d, cg->q, err)))
             return rc;
-        double dq = be->reduce(s, REDUCE_DOT, cg->d, cg->q, n);
-        if ((rc = total(s, cg, &dq, 1, err)))
-            return rc;
-        if (!(dq > 0))
-            break; /* A is not positive definite on d (or d = 0): no progress possible */
-        double alpha = rz / dq, up[2];
-        if (be->cg_update(s, cg, alpha, up))
+        if (be->cg_dot(s, cg, cg->d, cg->q, CG_DQ))
             return backend_failed(s, err);
-        if ((rc = total(s, cg, up, 2, err)))
+        if ((rc = total_slots(s, cg, CG_DQ, 1, err)))
             return rc;
-        cg->iterations++;
-        double rz_new = up[0];
-        cg->residual = sqrt(up[1]) / bnorm;
-        if (cg->residual <= cg->tolerance)
-            break;
-        if (cg->precondition && (rc = precondition(s, cg, &rz_new, err)))
+        if (be->cg_update(s, cg, last, CG_DQ, next)) /* alpha = r.z / d.q where d.q > 0 */
+            return backend_failed(s, err);
+        if ((rc = total_slots(s, cg, next, 2, err)))
             return rc;
-        if (rz_new != rz_new) {
-            cg->residual = NAN;
+        double v[CG_SLOTS]; /* the iteration's one wait */
+        if (be->cg_scalars(s, cg, 0, CG_SLOTS, v, 0))
+            return backend_failed(s, err);
+        if (!(v[CG_DQ] > 0)) {
+            /* A is not positive definite on d (or d = 0): no progress possible, x as it was; a NaN
+             * there is the last r.z's (the preconditioner's), a NaN in the system */
+            if (v[CG_DQ] != v[CG_DQ])
+                cg->residual = NAN;
             break;
         }
-        double beta = rz_new / rz;
-        rz = rz_new;
-        if (be->cg_direction(s, cg, beta))
+        cg->iterations++;
+        cg->residual = sqrt(v[next + 1]) / bnorm;
+        if (cg->residual <= cg->tolerance)
+            break;
+        if (cg->precondition && (rc = precondition(s, cg, next, err)))
+            return rc;
+        if (be->cg_direction(s, cg, next, last)) /* beta = new r.z / last r.z */
             return backend_failed(s, err);
     }
     cg->converged = cg->residual <= cg->tolerance;

@@ -499,7 +499,7 @@ void test_cg()
             trz[i] = (double)hr[i] * (double)hz[i];
             trr[i] = (double)hr[i] * (double)hr[i];
         }
-        double dots[3], dots2[3];
+        double dots[3];
         MUST(gpu_cg_init(dx.p, db.p, dq.p, ddiag.p, dr.p, dz.p, dd.p, n, dots, &scratch, &err));
         CHECK(first_diff(dx.get(), hx) < 0 && first_diff(dr.get(), hr) < 0 && first_diff(dz.get(), hz) < 0 &&
                   first_diff(dd.get(), hd) < 0,
@@ -522,24 +522,49 @@ void test_cg()
             urz[i] = (double)ur[i] * (double)uz[i];
             urr[i] = (double)ur[i] * (double)ur[i];
         }
-        MUST(gpu_cg_update(alpha, dx.p, dr.p, dz.p, dd.p, dq.p, ddiag.p, n, dots, &scratch, &err));
+        /* the scalars on the device (backend.h: enum cg_slot): alpha = S[1] / S[0] = alpha / 1
+         * exactly, the dots into S[3], S[4] */
+        dev<double> S(std::vector<double>{1.0, alpha, 0.0, 0.0, 0.0});
+        MUST(gpu_cg_update(S.p, 1, 0, 3, dx.p, dr.p, dz.p, dd.p, dq.p, ddiag.p, n, &scratch, &err));
+        std::vector<double> got = S.get();
         CHECK(first_diff(dx.get(), ux) < 0 && first_diff(dr.get(), ur) < 0 && first_diff(dz.get(), uz) < 0,
               "cg update n=%zu: fields differ from the CPU formulas", n);
-        check_sum("cg update r.z", n, dots[0], urz);
-        check_sum("cg update r.r", n, dots[1], urr);
+        check_sum("cg update r.z", n, got[3], urz);
+        check_sum("cg update r.r", n, got[4], urr);
         dx.put(x);
         dr.put(rr);
-        MUST(gpu_cg_update(alpha, dx.p, dr.p, dz.p, dd.p, dq.p, ddiag.p, n, dots2, &scratch, &err));
-        CHECK(same_bits(dots[0], dots2[0]) && same_bits(dots[1], dots2[1]), "cg update n=%zu: two runs differ", n);
+        MUST(gpu_cg_update(S.p, 1, 0, 3, dx.p, dr.p, dz.p, dd.p, dq.p, ddiag.p, n, &scratch, &err));
+        std::vector<double> again = S.get();
+        CHECK(same_bits(got[3], again[3]) && same_bits(got[4], again[4]), "cg update n=%zu: two runs differ", n);
+        /* d.q <= 0 (or NaN): no progress possible, nothing written, the dots 0 */
+        for (double bad : {0.0, -1.0, (double)NAN}) {
+            dx.put(x);
+            dr.put(rr);
+            dz.put(z);
+            S.put(std::vector<double>{bad, alpha, 0.0, 7.0, 7.0});
+            MUST(gpu_cg_update(S.p, 1, 0, 3, dx.p, dr.p, dz.p, dd.p, dq.p, ddiag.p, n, &scratch, &err));
+            std::vector<double> none = S.get();
+            CHECK(first_diff(dx.get(), x) < 0 && first_diff(dr.get(), rr) < 0 && first_diff(dz.get(), z) < 0 &&
+                      none[3] == 0 && none[4] == 0,
+                  "cg update n=%zu, d.q = %g: fields or dots changed", n, bad);
+        }
+        /* a dot into a slot: REDUCE_DOT's sum, bit for bit */
+        double ref = 0;
+        MUST(gpu_reduce_real(REDUCE_DOT, dr.p, dz.p, n, &ref, &scratch, &err));
+        MUST(gpu_cg_dot(dr.p, dz.p, n, S.p, 2, &scratch, &err));
+        CHECK(same_bits(S.get()[2], ref), "cg dot n=%zu: %.17g, REDUCE_DOT %.17g", n, S.get()[2], ref);
 
-        /* direction */
+        /* direction: beta = S[1] / S[0] = beta / 1, and 0 where den < 0 */
         dz.put(z);
         dd.put(d);
         std::vector<real> nd(n);
         for (size_t i = 0; i < n; ++i)
             nd[i] = z[i] + (real)(beta * d[i]);
-        MUST(gpu_cg_direction(beta, dz.p, dd.p, n, &err));
+        S.put(std::vector<double>{1.0, beta, 0.0, 0.0, 0.0});
+        MUST(gpu_cg_direction(S.p, 1, 0, dz.p, dd.p, n, &err));
         CHECK(first_diff(dd.get(), nd) < 0, "cg direction n=%zu: d differs from the CPU formula", n);
+        MUST(gpu_cg_direction(S.p, 1, -1, dz.p, dd.p, n, &err));
+        CHECK(first_diff(dd.get(), z) < 0, "cg direction n=%zu, beta 0: d is not z", n);
     }
     printf("cg updates: done\n");
 }

@@ -59,7 +59,8 @@ static int mps_init(sim *s, sl_err *err)
     cg->q = slot[MS_Q];
     cg->tolerance = s->sc->mps.cg_tolerance;
     cg->max_iterations = s->sc->mps.cg_max_iterations;
-    cg->sum = domain_sum;             /* nothing on one rank */
+    /* one rank has no partial sums to add (and the solver then reads its scalars once an iteration) */
+    cg->sum = domain_world_size() > 1 ? domain_sum : NULL;
     cg->share = domain_refresh_field;
     mps_data *d = mps_data_of(s);
     d->use_mg = s->sc->mps.preconditioner == MPS_PRECONDITIONER_MULTIGRID;
