@@ -206,11 +206,12 @@ typedef struct backend_halo_hooks {
      * memory GPU to GPU: peer_buffer), the host arrays are not touched (the host stays marked
      * stale: sim_sync_host copies everything).
      * NULL, all four (with select), where the host arrays are the state.
-     * fetch: the records of particles idx[0 .. n) (host memory, no particle twice), in that order,
+     * The lists these take are host memory or, from select and plan, the backend's own.
+     * fetch: the records of particles idx[0 .. n) (no particle twice), in that order,
      *   into the columns at cols (record_columns_bytes of them); ghost: their ids as -1 - id (copies
      *   that stay here, mpi_halo.c). */
     int (*fetch)(struct sim *s, const int32_t *idx, size_t n, void *cols, int ghost, sl_err *err);
-    /* remove: particles idx[0 .. n) (host memory, no particle twice) removed, the others keeping
+    /* remove: particles idx[0 .. n) (no particle twice) removed, the others keeping
      *   their order and every field; sets s->p.n (the host arrays are not touched) and keeps
      *   s->g.n_inside counting the remaining particles among the first n_inside. */
     int (*remove)(struct sim *s, const int32_t *idx, size_t n, sl_err *err);
@@ -218,8 +219,8 @@ typedef struct backend_halo_hooks {
      *   (which grow as needed, those kept), their transient fields zero; s->p.n grows by n (the
      *   caller gives the host arrays room for it: particles_reserve). */
     int (*append)(struct sim *s, const void *cols, size_t n, sl_err *err);
-    /* The places the last build_cells moved particles before[0 .. n) to (host memory, written to
-     *   the host array after, which may be before): the halo's plan follows its particles through
+    /* The places the last build_cells moved particles before[0 .. n) to (written to after, which
+     *   may be before; both host memory, or both the backend's): the halo's plan follows its particles through
      *   the sort. Valid from build_cells until a pass runs (a device may keep the sort's order in
      *   the array of a field that a pass writes). */
     int (*after_sort)(struct sim *s, const int32_t *before, size_t n, int32_t *after, sl_err *err);
@@ -230,12 +231,18 @@ typedef struct backend_halo_hooks {
     void (*host_buffer_free)(struct sim *s, backend_buffer *buf);
     /* The particles the rule chooses (slab_destinations of each particle's position along the rule's
      *   axis and its id, with the cuts first[0 .. size]), where the backend's arrays hold them: *n
-     *   routes in index order, a particle's destinations the lower rank first, written to the host
-     *   arrays idx and dest; room for 2 s->p.n routes. So a device copies the chosen particles'
-     *   places, not every position. NULL where the host arrays are the state (mpi_select.c loops
-     *   over them with the same rule). */
-    int (*select)(struct sim *s, const slab_rule *rule, const int *first, int32_t *idx, int *dest, size_t *n,
-                  sl_err *err);
+     *   routes, ordered by destination (each destination's routes in index order, a particle's
+     *   destinations the lower rank first), their particles' places in the backend's memory at
+     *   *by_dest (valid until the next select; fetch, remove and plan take it as it is), the count
+     *   of each destination in counts[0 .. size) (host). So only the counts cross the bus. NULL
+     *   where the host arrays are the state (mpi_select.c loops over them with the same rule). */
+    int (*select)(struct sim *s, const slab_rule *rule, const int *first, int *counts, const int32_t **by_dest,
+                  size_t *n, sl_err *err);
+    /* plan: the halo's plan before the sort into *buf (grown as needed, the backend's memory): the
+     *   nsend places of by_dest (select's list, as the ghosts went out), then the slots first ..
+     *   first + nrecv of the ghosts that arrived. NULL with select. */
+    int (*plan)(struct sim *s, const int32_t *by_dest, size_t nsend, size_t first, size_t nrecv, backend_buffer *buf,
+                sl_err *err);
     /* The exchanges GPU to GPU between the ranks of one host (parallel/mpi_transfer.c): the buffers
      * that gather, scatter, fetch and append are handed may then be device memory, which another
      * rank's process maps and copies from, so the bands' bytes never cross to the host. NULL, all

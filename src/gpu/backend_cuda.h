@@ -20,6 +20,10 @@ size_t cuda_device_bytes(const struct sim *s);
 /* The name of a strategy (enum gpu_strategy of pass_kernels.h): "par-part", ... */
 const char *cuda_strategy_label(int strategy);
 
+/* For the GPU tests: bytes of device memory (a list a hook left there) copied to host memory; 0, or
+ * -1 where the copy failed. */
+int cuda_copy_to_host(void *host, const void *device, size_t bytes);
+
 /* For the GPU tests and `sluice bench`: runs pass `pass_id` over the particles inside with
  * `strategy` (enum gpu_strategy), or with the all-pairs oracle kernel (passes with a pair form). */
 typedef struct sl_err sl_err;

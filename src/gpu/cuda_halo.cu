@@ -9,6 +9,7 @@
 #include "cuda_state.h"
 
 #include "gpu_check.h"
+#include "gpu_sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +116,6 @@ __global__ void k_slab_routes(const slab_rule r, const int *__restrict__ first, 
     }
 }
 
-/* place[order[j]] = j: where the sort put each particle (order: each place's particle before it). */
 /* A ghost's id as -1 - id (parallel/domain.h). */
 __global__ void k_ghost_ids(int32_t *__restrict__ id, size_t n)
 {
@@ -124,6 +124,7 @@ __global__ void k_ghost_ids(int32_t *__restrict__ id, size_t n)
         id[i] = -1 - id[i];
 }
 
+/* place[order[j]] = j: where the sort put each particle (order: each place's particle before it). */
 __global__ void k_invert(const int32_t *__restrict__ order, int32_t *__restrict__ place, size_t n)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -136,6 +137,14 @@ __global__ void k_map(const int32_t *__restrict__ place, int32_t *__restrict__ l
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += stride)
         list[k] = place[list[k]];
+}
+
+/* list[k] = first + k: the slots of the arrivals, in the order they came. */
+__global__ void k_slots(int32_t *__restrict__ list, size_t first, size_t m)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += stride)
+        list[k] = (int32_t)(first + k);
 }
 
 } // namespace
@@ -277,7 +286,7 @@ static int cuda_halo_remove(sim *s, const int32_t *idx, size_t count, sl_err *er
     if ((rc = gpu_scratch_reserve(&st->halo_index, (2 * n + 1 + count) * sizeof(int32_t), err)))
         return rc;
     int32_t *place = (int32_t *)st->halo_index.ptr, *list = place + 2 * n + 1;
-    GPU_TRY(cudaMemcpy(list, idx, count * sizeof *list, cudaMemcpyHostToDevice), err);
+    GPU_TRY(cudaMemcpy(list, idx, count * sizeof *list, cudaMemcpyDefault), err); /* host or device */
     k_keep_all<<<gpu_blocks_for(n + 1), GPU_THREADS>>>(place, n);
     GPU_LAUNCHED("halo_keep_all", err);
     k_unkeep<<<gpu_blocks_for(count), GPU_THREADS>>>(list, count, place);
@@ -306,7 +315,7 @@ static int cuda_halo_fetch(sim *s, const int32_t *idx, size_t n, void *cols, int
         return rc;
     int32_t *list = (int32_t *)st->halo_index.ptr;
     record_columns v = record_columns_at(st->halo_stage.ptr, np, n);
-    GPU_TRY(cudaMemcpy(list, idx, n * sizeof *list, cudaMemcpyHostToDevice), err);
+    GPU_TRY(cudaMemcpy(list, idx, n * sizeof *list, cudaMemcpyDefault), err); /* host or device */
     for (int j = 0; j < np; ++j)
         if ((rc = gpu_gather_real(st->f[pf[j]], v.f + (size_t)j * n, list, n, err)))
             return rc;
@@ -371,19 +380,24 @@ static int cuda_halo_ids_to_host(sim *s, int field, sl_err *err)
 }
 
 /* The rule applied where the particles are: a count per particle, its scan, the routes at their
- * places, and only the routes copied down. */
-static int cuda_halo_select(sim *s, const slab_rule *rule, const int *first, int32_t *idx, int *dest, size_t *count,
-                            sl_err *err)
+ * places, then ordered by destination by a stable radix sort of the destinations (each
+ * destination's routes keep their index order). The list stays on the device for fetch, remove and
+ * plan; only the total and the counts per destination cross the bus. */
+static int cuda_halo_select(sim *s, const slab_rule *rule, const int *first, int *counts, const int32_t **by_dest,
+                            size_t *count, sl_err *err)
 {
-    static_assert(sizeof(int) == sizeof(int32_t), "the routes' destinations travel as 32-bit ints");
+    static_assert(sizeof(int) == sizeof(int32_t), "the routes' destinations sort as 32-bit keys");
     cuda_sim *st = state_of(s);
     const size_t n = s->p.n, nfirst = (size_t)rule->size + 1;
     *count = 0;
+    *by_dest = NULL;
     if (!st)
         return gpu_fail_input(err, "CUDA backend: particles chosen before they reached the device");
     if (rule->axis < 0 || rule->axis > 2 || rule->size < 1 || rule->rank < 0 || rule->rank >= rule->size)
         return gpu_fail_input(err, "CUDA backend: a slab rule of rank %d of %d along axis %d", rule->rank, rule->size,
                               rule->axis);
+    for (int q = 0; q < rule->size; ++q)
+        counts[q] = 0;
     int rc;
     if ((rc = gpu_scratch_reserve(&st->halo_index, (n + 1 + nfirst) * sizeof(int32_t), err)))
         return rc;
@@ -400,15 +414,49 @@ static int cuda_halo_select(sim *s, const slab_rule *rule, const int *first, int
     const size_t m = (size_t)total;
     if (m == 0 || n == 0)
         return SL_OK;
-    if ((rc = gpu_scratch_reserve(&st->halo_stage, 2 * m * sizeof(int32_t), err)))
+    /* idx | dest | order (then the list by destination) | start, in the routes' own scratch, which
+     * outlives fetch, remove and plan's use of the others */
+    if ((rc = gpu_scratch_reserve(&st->halo_routes, (3 * m + nfirst) * sizeof(int32_t), err)))
         return rc;
-    int32_t *idx_dev = (int32_t *)st->halo_stage.ptr;
-    int *dest_dev = (int *)(idx_dev + m);
+    int32_t *idx_dev = (int32_t *)st->halo_routes.ptr, *dest_dev = idx_dev + m, *order = dest_dev + m;
+    int32_t *start = order + m;
     k_slab_routes<<<gpu_blocks_for(n), GPU_THREADS>>>(*rule, first_dev, x, st->id, place, n, idx_dev, dest_dev);
     GPU_LAUNCHED("slab_routes", err);
-    GPU_TRY(cudaMemcpy(idx, idx_dev, m * sizeof *idx, cudaMemcpyDeviceToHost), err);
-    GPU_TRY(cudaMemcpy(dest, dest_dev, m * sizeof *dest, cudaMemcpyDeviceToHost), err);
+    if ((rc = gpu_sort_keys(dest_dev, m, (size_t)rule->size, GPU_SORT_RADIX, st->scan, order, NULL, start,
+                            &st->scratch, err)))
+        return rc;
+    k_map<<<gpu_blocks_for(m), GPU_THREADS>>>(idx_dev, order, m); /* the routes' particles, by destination */
+    GPU_LAUNCHED("halo_by_destination", err);
+    GPU_TRY(cudaMemcpy(counts, start, (size_t)rule->size * sizeof *counts, cudaMemcpyDeviceToHost), err);
+    for (int q = 0; q + 1 < rule->size; ++q) /* starts to counts */
+        counts[q] = counts[q + 1] - counts[q];
+    counts[rule->size - 1] = (int)m - counts[rule->size - 1];
+    *by_dest = order;
     *count = m;
+    return SL_OK;
+}
+
+/* The halo's plan before the sort, in buf: the list by destination as it went out, then the
+ * arrivals' slots first .. first + nrecv. */
+static int cuda_halo_plan(sim *s, const int32_t *by_dest, size_t nsend, size_t first, size_t nrecv,
+                          backend_buffer *buf, sl_err *err)
+{
+    (void)s;
+    const size_t bytes = (nsend + nrecv) * sizeof(int32_t);
+    if (bytes > buf->cap) {
+        cudaFree(buf->ptr);
+        buf->ptr = NULL;
+        buf->cap = 0;
+        GPU_TRY(cudaMalloc(&buf->ptr, bytes), err);
+        buf->cap = bytes;
+    }
+    int32_t *plan = (int32_t *)buf->ptr;
+    if (nsend)
+        GPU_TRY(cudaMemcpyAsync(plan, by_dest, nsend * sizeof *plan, cudaMemcpyDefault), err);
+    if (nrecv) {
+        k_slots<<<gpu_blocks_for(nrecv), GPU_THREADS>>>(plan + nsend, first, nrecv);
+        GPU_LAUNCHED("halo_slots", err);
+    }
     return SL_OK;
 }
 
@@ -429,10 +477,10 @@ static int cuda_halo_after_sort(sim *s, const int32_t *before, size_t m, int32_t
     int32_t *place = (int32_t *)st->halo_index.ptr, *list = place + n;
     k_invert<<<gpu_blocks_for(n), GPU_THREADS>>>(order, place, n);
     GPU_LAUNCHED("halo_invert", err);
-    GPU_TRY(cudaMemcpy(list, before, m * sizeof *list, cudaMemcpyHostToDevice), err);
+    GPU_TRY(cudaMemcpy(list, before, m * sizeof *list, cudaMemcpyDefault), err); /* host or device */
     k_map<<<gpu_blocks_for(m), GPU_THREADS>>>(place, list, m);
     GPU_LAUNCHED("halo_map", err);
-    GPU_TRY(cudaMemcpy(after, list, m * sizeof *after, cudaMemcpyDeviceToHost), err);
+    GPU_TRY(cudaMemcpy(after, list, m * sizeof *after, cudaMemcpyDefault), err);
     return SL_OK;
 }
 
@@ -463,6 +511,7 @@ static void cuda_host_buffer_free(sim *s, backend_buffer *buf)
 extern "C" const backend_halo_hooks cuda_halo_hooks = {
     cuda_halo_gather,      cuda_halo_scatter,     cuda_halo_drop,        cuda_halo_ids_to_host,
     cuda_halo_fetch,       cuda_halo_remove,      cuda_halo_append,      cuda_halo_after_sort,
-    cuda_host_buffer,      cuda_host_buffer_free, cuda_halo_select,      cuda_peer_buffer,
+    cuda_host_buffer,      cuda_host_buffer_free, cuda_halo_select,      cuda_halo_plan,
+    cuda_peer_buffer,
     cuda_peer_buffer_free, cuda_peer_export,      cuda_peer_open,        cuda_peer_close,
     cuda_peer_copy,        cuda_peer_wait};

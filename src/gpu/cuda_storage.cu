@@ -269,6 +269,7 @@ void cuda_release(sim *s)
     gpu_scratch_free(&st->scratch);
     gpu_scratch_free(&st->halo_stage);
     gpu_scratch_free(&st->halo_index);
+    gpu_scratch_free(&st->halo_routes);
     gpu_scratch_free(&st->probe_stage);
     cudaFreeHost(st->probe_host);
     cudaEventDestroy(st->ev_start);

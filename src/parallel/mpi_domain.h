@@ -28,11 +28,15 @@ enum { DOMAIN_TIMED_STEPS = 20 };
  * steps: the times show a moved flow themselves). */
 enum { DOMAIN_TIME_WINDOWS = 2 };
 
-/* Where particles go: particle idx[k] of this rank to rank dest[k], k < n. */
+/* Where particles go: particle idx[k] of this rank to rank dest[k], k < n (the host's choice); and
+ * the same routes by destination (each destination's in route order), as the exchange sends them:
+ * by_dest[k], k < n, in the memory of whoever chose them (a device's, after its select; else
+ * struct domain's send_order), their counts in the domain's send counts. */
 typedef struct routes {
     int32_t *idx;
     int *dest;
     size_t n, cap;
+    const int32_t *by_dest;
 } routes;
 
 /* Makes r hold n routes (r->n is left as it is). */
@@ -100,10 +104,11 @@ struct domain {
      * plan; the host array where upload is NULL) */
     const int32_t *order_at, *slot_at;
     backend_buffer plan_dev;
+    int plan_on_device; /* the plan was made where the routes were chosen (backend.halo.plan) */
     double *sums;      /* every rank's values in domain_sum, [sums_cap], grown to the largest call */
     size_t sums_cap;
     routes moves;      /* scratch: the particles that migrate, or go out as ghosts */
-    int32_t *send_order; /* their places in the order they go out (by destination), [send_order_cap] */
+    int32_t *send_order; /* the host's choice's places in the order they go out (by destination), [send_order_cap] */
     size_t send_order_cap;
     /* the exchanges' buffers and how their bytes cross (mpi_transfer.c): host memory, or device
      * memory copied GPU to GPU (direct), the other ranks' send buffers mapped here (peers) */
@@ -148,9 +153,10 @@ static inline double domain_lap(struct domain *d, int k, double t0)
 /* The slabs as slab_rule.h's rule reads them, for choice c. */
 slab_rule domain_rule(const struct domain *d, enum slab_choice c);
 
-/* The particles that choice c sends into r (mpi_select.c): through the backend's
- * select hook where the cell build is staged (domain_staged: the device's arrays are the current
- * ones), otherwise by a loop over the host arrays with the same rule. */
+/* The particles that choice c sends into r, by destination, with the send counts in d->counts
+ * (mpi_select.c): through the backend's select hook where the cell build is staged (domain_staged:
+ * the device's arrays are the current ones; the routes stay there), otherwise by a loop over the
+ * host arrays with the same rule. */
 int domain_select(struct domain *d, sim *s, enum slab_choice c, routes *r, sl_err *err);
 
 /* Whether the cell build stages its exchanges through the backend's fetch, remove and append
@@ -169,14 +175,18 @@ static inline int domain_staged(const sim *s)
  * and the arrivals appended there; the host arrays only keep room for the count. */
 int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghost, sl_err *err);
 
-/* Right after the ghosts went out and came in (domain_send_particles, their counts still in
- * d->counts, their order in d->send_order; the arrivals from `first` on): the halo's plan as it is
- * before the sort. */
-int domain_plan_keep(struct domain *d, size_t first, sl_err *err);
+/* Right after the ghosts went out and came in along r (domain_send_particles, their counts still in
+ * d->counts; the arrivals from `first` on): the halo's plan as it is before the sort, where r's
+ * routes are (on a device: backend.halo.plan). */
+int domain_plan_keep(struct domain *d, sim *s, const routes *r, size_t first, sl_err *err);
+
+/* r's host routes (idx, dest) by destination into d->send_order (r->by_dest), their counts into
+ * d->counts' send counts (mpi_exchange.c). */
+int domain_order_routes(struct domain *d, routes *r, sl_err *err);
 
 /* After the sort: the plan's lists moved where the sort moved their particles (backend.halo's
- * after_sort), then where the backend's halo hooks read them (d->order_at, d->slot_at), copied to
- * the device once per plan on a device backend. */
+ * after_sort), where the backend's halo hooks read them (d->order_at, d->slot_at): made on the
+ * device by a staged build, else copied there once per plan on a backend with upload. */
 int domain_plan_follow_sort(struct domain *d, sim *s, sl_err *err);
 
 /* Fields fields[0 .. nf) of the plan's particles (a field number BACKEND_FIELD_TAG: their tags)

@@ -68,15 +68,12 @@ static void unpack_columns(particles *p, size_t first, size_t n, const void *buf
     memcpy(p->tag + first, c.tag, n);
 }
 
-/* The counts of the exchange along r: d->counts holds each rank's send and receive counts and
- * offsets (in items), *nsend and *nrecv the totals. */
-static void route_counts(struct domain *d, const routes *r, size_t *nsend, size_t *nrecv)
+/* The counts of the exchange: d->counts holds each rank's send counts (domain_select's), and now
+ * the send offsets and the receive counts and offsets (in items); *nsend and *nrecv the totals. */
+static void route_counts(struct domain *d, size_t *nsend, size_t *nrecv)
 {
     int R = d->size;
     int *scount = d->counts, *soff = d->counts + R, *rcount = d->counts + 2 * R, *roff = d->counts + 3 * R;
-    memset(scount, 0, (size_t)R * sizeof *scount);
-    for (size_t k = 0; k < r->n; ++k)
-        scount[r->dest[k]]++;
     MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, d->comm);
     *nsend = *nrecv = 0;
     for (int q = 0; q < R; ++q) {
@@ -100,17 +97,19 @@ static int grow_list(int32_t **list, size_t *cap, size_t n)
     return 0;
 }
 
-/* r's particles in the order they go out: by destination, each destination's in route order (the
- * send offsets of route_counts, advanced as they fill and set back after). */
-static int order_by_destination(struct domain *d, const routes *r, int32_t **order, size_t *cap, sl_err *err)
+int domain_order_routes(struct domain *d, routes *r, sl_err *err)
 {
-    if (grow_list(order, cap, r->n))
+    if (grow_list(&d->send_order, &d->send_order_cap, r->n))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for %zu particles to send", r->n);
-    int R = d->size, *soff = d->counts + R, *scount = d->counts;
+    int R = d->size, *scount = d->counts, *at = d->counts + R; /* the send offsets' room as cursors */
+    memset(scount, 0, (size_t)R * sizeof *scount);
     for (size_t k = 0; k < r->n; ++k)
-        (*order)[soff[r->dest[k]]++] = r->idx[k];
-    for (int q = 0; q < R; ++q)
-        soff[q] -= scount[q];
+        scount[r->dest[k]]++;
+    for (int q = 0, sum = 0; q < R; sum += scount[q++])
+        at[q] = sum;
+    for (size_t k = 0; k < r->n; ++k)
+        d->send_order[at[r->dest[k]]++] = r->idx[k];
+    r->by_dest = d->send_order;
     return SL_OK;
 }
 
@@ -135,23 +134,22 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
     int staged = domain_staged(s), np = record_columns_fields(p);
     size_t nsend, nrecv;
     double t = MPI_Wtime();
-    route_counts(d, r, &nsend, &nrecv);
+    route_counts(d, &nsend, &nrecv);
     if (nsend > (size_t)INT32_MAX || nrecv > (size_t)INT32_MAX)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles to exchange at once exceed MPI's int counts; "
                        "run on more ranks", nsend > nrecv ? nsend : nrecv);
-    SL_TRY(order_by_destination(d, r, &d->send_order, &d->send_order_cap, err));
     SL_TRY(domain_transfer_room(d, s, record_columns_bytes(np, nsend), record_columns_bytes(np, nrecv), err));
     /* the records in the order they go out, ghosts (copies) known by their ids as -1 - id */
     if (staged) /* from the device */
-        SL_TRY(h->fetch(s, d->send_order, nsend, d->sendbuf.ptr, as_ghost, err));
+        SL_TRY(h->fetch(s, r->by_dest, nsend, d->sendbuf.ptr, as_ghost, err));
     else
-        pack_columns(p, d->send_order, nsend, as_ghost, d->sendbuf.ptr);
+        pack_columns(p, r->by_dest, nsend, as_ghost, d->sendbuf.ptr);
     t = domain_lap(d, DT_FETCH, t);
     SL_TRY(exchange_columns(d, s, np, nsend, nrecv, err));
     t = domain_lap(d, DT_MPI, t);
     if (!as_ghost && r->n > 0 && staged) { /* the movers leave, the rest keep their order */
         size_t before = p->n;
-        SL_TRY(h->remove(s, r->idx, r->n, err));
+        SL_TRY(h->remove(s, r->by_dest, r->n, err));
         if (p->n != before - r->n)
             return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles left on the device, %zu expected", p->n,
                            before - r->n);
@@ -181,7 +179,7 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
     return SL_OK;
 }
 
-int domain_plan_keep(struct domain *d, size_t first, sl_err *err)
+int domain_plan_keep(struct domain *d, sim *s, const routes *r, size_t first, sl_err *err)
 {
     int R = d->size;
     size_t nsend = 0, nrecv = 0;
@@ -190,14 +188,17 @@ int domain_plan_keep(struct domain *d, size_t first, sl_err *err)
         nrecv += (size_t)d->counts[2 * R + q];
     }
     memcpy(d->field_counts, d->counts, 4 * (size_t)R * sizeof *d->counts);
-    if (grow_list(&d->plan, &d->plan_cap, nsend + nrecv))
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
-    /* one list, the send order then the ghosts' slots: one pass through the sort, one copy */
-    memcpy(d->plan, d->send_order, nsend * sizeof *d->plan);
-    for (size_t k = 0; k < nrecv; ++k)
-        d->plan[nsend + k] = (int32_t)(first + k);
     d->plan_send = nsend;
     d->plan_recv = nrecv;
+    /* one list, the send order then the ghosts' slots: one pass through the sort, one copy */
+    d->plan_on_device = domain_staged(s);
+    if (d->plan_on_device) /* where the routes are: nothing crosses the bus */
+        return s->be->halo->plan(s, r->by_dest, nsend, first, nrecv, &d->plan_dev, err);
+    if (grow_list(&d->plan, &d->plan_cap, nsend + nrecv))
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory for the halo's plan");
+    memcpy(d->plan, r->by_dest, nsend * sizeof *d->plan);
+    for (size_t k = 0; k < nrecv; ++k)
+        d->plan[nsend + k] = (int32_t)(first + k);
     return SL_OK;
 }
 
@@ -223,7 +224,16 @@ int domain_plan_follow_sort(struct domain *d, sim *s, sl_err *err)
     if (!h->after_sort)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: backend %s cannot follow particles through its sort",
                        s->be->name);
-    SL_TRY(h->after_sort(s, d->plan, d->plan_send + d->plan_recv, d->plan, err));
+    const size_t m = d->plan_send + d->plan_recv;
+    if (d->plan_on_device) { /* followed where it is, and read there */
+        int32_t *plan = d->plan_dev.ptr;
+        if (m)
+            SL_TRY(h->after_sort(s, plan, m, plan, err));
+        d->order_at = m ? plan : NULL;
+        d->slot_at = m ? plan + d->plan_send : NULL;
+        return SL_OK;
+    }
+    SL_TRY(h->after_sort(s, d->plan, m, d->plan, err));
     return plan_upload(d, s, err);
 }
 

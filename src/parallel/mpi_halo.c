@@ -17,7 +17,7 @@ static int send_ghosts(struct domain *d, sim *s, sl_err *err)
     SL_TRY(domain_select(d, s, SLAB_BANDS, &d->moves, err));
     SL_TRY(domain_send_particles(d, s, &d->moves, 1, err));
     d->ghosts = s->p.n - before;
-    return domain_plan_keep(d, before, err);
+    return domain_plan_keep(d, s, &d->moves, before, err);
 }
 
 static int exchange_halo(struct domain *d, sim *s, sl_err *err)
