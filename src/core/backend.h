@@ -335,11 +335,6 @@ typedef struct backend {
     void (*buffer_free)(struct sim *s, backend_buffer *buf);
     /* The MPI halo's gathers and scatters (every backend has them). */
     const backend_halo_hooks *halo;
-    /* to_host's copy of the core fields (positions, velocities, density, pressure) and the
-     * particles' ids, types and tags alone, for host code that reads nothing else (the probes);
-     * the other host fields keep what they held. NULL where the host arrays are the state. Use
-     * sim_sync_host_core(). */
-    void (*core_to_host)(struct sim *s);
     /* The probes' particles (io/probes.c): *out made to hold, in particle order, the particles of
      * [0, p.n) that some region of req holds (physics/probe_sample.h), with their positions, density,
      * pressure and type (the other arrays NULL), in host memory the backend keeps until the next

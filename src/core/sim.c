@@ -29,14 +29,6 @@ void sim_sync_host(sim *s)
         s->be->to_host(s);
 }
 
-void sim_sync_host_core(sim *s)
-{
-    if (s->be && s->be->core_to_host)
-        s->be->core_to_host(s);
-    else
-        sim_sync_host(s);
-}
-
 int sim_sync_device(sim *s, sl_err *err)
 {
     return s->be && s->be->to_device ? s->be->to_device(s, err) : SL_OK;

@@ -48,9 +48,6 @@ pass_ctx sim_host_ctx(const sim *s);
 /* Makes the host particle arrays (s->p) current: call before reading particles on the host
  * (output, probes, the viewer's CPU path). A no-op on the CPU backend. */
 void sim_sync_host(sim *s);
-/* The same for the core fields, ids, types and tags only (backend.core_to_host; the whole state
- * where the backend has no such copy): what the probes read. */
-void sim_sync_host_core(sim *s);
 
 /* Sends host changes of s->p (a restart) to the backend's copy. */
 int sim_sync_device(sim *s, sl_err *err);

@@ -100,6 +100,5 @@ extern "C" const backend backend_cuda = {
     cuda_body_sums,
     cuda_buffer_free,
     &cuda_halo_hooks,
-    cuda_core_to_host,
     cuda_probe_particles,
 };

@@ -95,7 +95,6 @@ void cuda_remember_error(sim *s, const sl_err *err);
 int cuda_to_device(sim *s, sl_err *err);
 int cuda_reserve(sim *s, size_t n, size_t keep, sl_err *err); /* room for n, the first keep kept */
 void cuda_to_host(sim *s);
-void cuda_core_to_host(sim *s);
 void cuda_release(sim *s);
 const void *cuda_upload(sim *s, backend_buffer *buf, const void *host, size_t bytes);
 void cuda_buffer_free(sim *s, backend_buffer *buf);

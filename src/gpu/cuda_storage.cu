@@ -196,10 +196,10 @@ int cuda_reserve(sim *s, size_t n, size_t keep, sl_err *err)
     return SL_OK;
 }
 
-/* Device -> host: the first nfields real fields, and the ids, types and tags. */
-static int copy_particles_to_host(cuda_sim *st, particles *p, int nfields, sl_err *err)
+/* Device -> host: every real field, and the ids, types and tags. */
+static int copy_particles_to_host(cuda_sim *st, particles *p, sl_err *err)
 {
-    for (int k = 0; k < nfields; ++k)
+    for (int k = 0; k < p->nfields; ++k)
         GPU_TRY(cudaMemcpy(p->f[k], st->f[k], p->n * sizeof(real), cudaMemcpyDeviceToHost), err);
     GPU_TRY(cudaMemcpy(p->id, st->id, p->n * sizeof(int32_t), cudaMemcpyDeviceToHost), err);
     GPU_TRY(cudaMemcpy(p->type, st->type, p->n, cudaMemcpyDeviceToHost), err);
@@ -214,7 +214,7 @@ static int copy_to_host(sim *s, sl_err *err)
     if (!st || st->host_current)
         return SL_OK;
     particles *p = &s->p;
-    SL_TRY(copy_particles_to_host(st, p, p->nfields, err));
+    SL_TRY(copy_particles_to_host(st, p, err));
     int rc = nbr_grid_reserve(&s->g, p->n, err);
     if (rc)
         return rc;
@@ -224,23 +224,6 @@ static int copy_to_host(sim *s, sl_err *err)
     s->g.view.cell = s->g.cell;
     st->host_current = 1;
     return SL_OK;
-}
-
-/* Device -> host: the core fields, ids, types and tags (backend.core_to_host). The copy of every
- * field took about 8 ms a probe row on semi-implicit MPS's 30 fields at 217k particles (H100). */
-static int copy_core_to_host(sim *s, sl_err *err)
-{
-    cuda_sim *st = state_of(s);
-    if (!st || st->host_current)
-        return SL_OK;
-    return copy_particles_to_host(st, &s->p, PF_CORE, err);
-}
-
-void cuda_core_to_host(sim *s)
-{
-    sl_err err;
-    if (copy_core_to_host(s, &err))
-        cuda_remember_error(s, &err);
 }
 
 void cuda_to_host(sim *s)

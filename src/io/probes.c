@@ -519,7 +519,7 @@ static int row_particles(sim *s, const probe_regions *q, particles *picked, cons
         *p = picked;
         return SL_OK;
     }
-    sim_sync_host_core(s); /* this rank's particles only, and only what a row reads */
+    sim_sync_host(s); /* this rank's particles (a backend without the hook, or nothing on its device yet) */
     *p = &s->p;
     fluid_totals(s, q, tot);
     return SL_OK;
