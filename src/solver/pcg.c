@@ -27,18 +27,18 @@ static int backend_failed(sim *s, sl_err *err)
 }
 
 /* Slots [slot, slot + count) made totals over the processes that hold rows (a wait for the device
- * and a collective); nothing on one process. */
-static int total_slots(sim *s, cg_problem *cg, int slot, int count, sl_err *err)
+ * and a collective), the totals also left in v[slot ..] (v has CG_SLOTS room); nothing on one
+ * process, v untouched. */
+static int total_slots(sim *s, cg_problem *cg, int slot, int count, double *v, sl_err *err)
 {
     if (!cg->sum)
         return SL_OK;
-    double v[CG_SLOTS];
-    if (s->be->cg_scalars(s, cg, slot, count, v, 0))
+    if (s->be->cg_scalars(s, cg, slot, count, v + slot, 0))
         return backend_failed(s, err);
-    int rc = total(s, cg, v, count, err);
+    int rc = total(s, cg, v + slot, count, err);
     if (rc)
         return rc;
-    return s->be->cg_scalars(s, cg, slot, count, v, 1) ? backend_failed(s, err) : SL_OK;
+    return s->be->cg_scalars(s, cg, slot, count, v + slot, 1) ? backend_failed(s, err) : SL_OK;
 }
 
 static int product(sim *s, const cg_problem *cg, int in, int out, sl_err *err)
@@ -71,7 +71,8 @@ static int precondition(sim *s, cg_problem *cg, int slot, sl_err *err)
         return rc;
     if (s->be->cg_dot(s, cg, cg->r, cg->z, slot))
         return backend_failed(s, err);
-    return total_slots(s, cg, slot, 1, err);
+    double v[CG_SLOTS];
+    return total_slots(s, cg, slot, 1, v, err);
 }
 
 /* The slot of iteration k's r.z (its r.r is the next): even and odd iterations alternate, so that
@@ -119,16 +120,16 @@ static int solve(sim *s, cg_problem *cg, sl_err *err)
         const int last = rz_slot(cg->iterations), next = rz_slot(cg->iterations + 1);
         if ((rc = product(s, cg, cg->d, cg->q, err)))
             return rc;
+        double v[CG_SLOTS]; /* d.q and the new pair: totalled (several processes) or read in one wait */
         if (be->cg_dot(s, cg, cg->d, cg->q, CG_DQ))
             return backend_failed(s, err);
-        if ((rc = total_slots(s, cg, CG_DQ, 1, err)))
+        if ((rc = total_slots(s, cg, CG_DQ, 1, v, err)))
             return rc;
         if (be->cg_update(s, cg, last, CG_DQ, next)) /* alpha = r.z / d.q where d.q > 0 */
             return backend_failed(s, err);
-        if ((rc = total_slots(s, cg, next, 2, err)))
+        if ((rc = total_slots(s, cg, next, 2, v, err)))
             return rc;
-        double v[CG_SLOTS]; /* the iteration's one wait */
-        if (be->cg_scalars(s, cg, 0, CG_SLOTS, v, 0))
+        if (!cg->sum && be->cg_scalars(s, cg, 0, CG_SLOTS, v, 0)) /* one process: the iteration's one wait */
             return backend_failed(s, err);
         if (!(v[CG_DQ] > 0)) {
             /* A is not positive definite on d (or d = 0): no progress possible, x as it was; a NaN
