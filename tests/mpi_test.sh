@@ -325,6 +325,9 @@ dam_break_2d)
     fi
     refused "SLUICE_MPI_BALANCE=sideways refused" "SLUICE_MPI_BALANCE=sideways: accepted: time" env SLUICE_MPI_BALANCE=sideways \
         "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --out bad_balance --steps 2 --quiet --threads 1
+    refused "SLUICE_MPI_IMBALANCE=1 refused" "SLUICE_MPI_IMBALANCE=1: accepted: a number above 1 and at most 2" \
+        env SLUICE_MPI_IMBALANCE=1 "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --out bad_imbalance \
+        --steps 2 --quiet --threads 1
     ;;
 dam_break_3d)
     against_one "3D, 2 ranks, 20 steps" dam_break_3d.cfg 2 1e-5 --steps 20

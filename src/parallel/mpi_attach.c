@@ -23,6 +23,17 @@ static int slab_axis(const sim *s)
     return best;
 }
 
+/* A domain that was not attached, freed (NULL or partly made). */
+static void free_unattached(struct domain *d)
+{
+    if (d) {
+        free(d->first);
+        free(d->counts);
+        free(d->field_counts);
+    }
+    free(d);
+}
+
 int domain_attach(sim *s, double reach, sl_err *err)
 {
     s->domain = NULL;
@@ -52,12 +63,7 @@ int domain_attach(sim *s, double reach, sl_err *err)
     if (!d || !(d->first = calloc((size_t)size + 1, sizeof *d->first)) ||
         !(d->counts = calloc(4 * (size_t)size, sizeof *d->counts)) ||
         !(d->field_counts = calloc(4 * (size_t)size, sizeof *d->field_counts))) {
-        if (d) {
-            free(d->first);
-            free(d->counts);
-            free(d->field_counts);
-        }
-        free(d);
+        free_unattached(d);
         return sl_fail(err, SL_ERR_RUNTIME, "out of memory for the MPI domain");
     }
     d->comm = MPI_COMM_WORLD;
@@ -73,14 +79,22 @@ int domain_attach(sim *s, double reach, sl_err *err)
     d->whole_arrays = getenv("SLUICE_MPI_WHOLE_ARRAYS") != NULL;
     const char *balance = getenv("SLUICE_MPI_BALANCE");
     if (balance && strcmp(balance, "time") != 0 && strcmp(balance, "count") != 0) {
-        free(d->first);
-        free(d->counts);
-        free(d->field_counts);
-        free(d);
+        free_unattached(d);
         return sl_fail(err, SL_ERR_INPUT, "environment variable SLUICE_MPI_BALANCE=%s: accepted: time (the "
                        "default: by each rank's measured work) or count (by particle count)", balance);
     }
     d->by_time = !balance || strcmp(balance, "time") == 0;
+    /* the slowest rank's work over the mean that moves the cuts (a measurement knob: on devices a
+     * step's time varies little, and the default was set on loaded CPUs) */
+    const char *over = getenv("SLUICE_MPI_IMBALANCE");
+    char *end = NULL;
+    d->time_imbalance = over ? strtod(over, &end) : DOMAIN_TIME_IMBALANCE;
+    if (over && (end == over || *end || !(d->time_imbalance > 1.0 && d->time_imbalance <= 2.0))) {
+        free_unattached(d);
+        return sl_fail(err, SL_ERR_INPUT, "environment variable SLUICE_MPI_IMBALANCE=%s: accepted: a number above 1 "
+                       "and at most 2 (the slowest rank's work over the mean that moves the cuts; default %.2f)",
+                       over, DOMAIN_TIME_IMBALANCE);
+    }
     d->skip_note = 1;
     d->sim = s;
     if (getenv("SLUICE_MPI_SYNC_TIMERS"))
@@ -141,6 +155,10 @@ void domain_describe(const sim *s, char *buf, size_t len)
         if (w > 0 && (size_t)w < len)
             w += snprintf(buf + w, len - (size_t)w, " (balanced by %s; %ld balances by work)",
                           d->by_time ? "work" : "count", d->time_balances);
+        if (d->window_work > 0 && w > 0 && (size_t)w < len) { /* how even the last balance left them */
+            w += snprintf(buf + w, len - (size_t)w, ", in the last compared window");
+            w = per_rank(d, 1e3 * d->window_work, " %.4g", buf, len, w);
+        }
     }
     if (d->whole_steps > 0 && w > 0 && (size_t)w < len)
         w += snprintf(buf + w, len - (size_t)w, "; ms per step (slowest rank): whole %.4g, waiting for the other ranks %.3g",

@@ -81,8 +81,10 @@ struct domain {
     int skip_note;     /* the next step is not timed (the run's first: the autotuner; a balance's) */
     double last_wait;  /* the last time-step agreement's wait, s */
     double cost;       /* this rank's seconds per particle and step in the last comparison (0: none) */
+    double window_work; /* this rank's seconds worked per step in the last comparison's window */
     int compared;      /* a comparison was made (on every rank at once) */
-    int windows_over;  /* comparisons in a row whose slowest rank was over DOMAIN_TIME_IMBALANCE */
+    double time_imbalance; /* DOMAIN_TIME_IMBALANCE, or SLUICE_MPI_IMBALANCE's */
+    int windows_over;  /* comparisons in a row whose slowest rank was over time_imbalance */
     double busy_run;   /* over the whole run: seconds worked in timed steps, and those steps */
     long busy_run_steps;
     long time_balances; /* balances that moved the cuts by work */

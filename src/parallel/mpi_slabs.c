@@ -87,6 +87,7 @@ static int work_imbalance(struct domain *d, sim *s, double *imbalance, sl_err *e
     SL_TRY(domain_max(s, &most, 1, err));
     SL_TRY(domain_sum(s, &sum, 1, err));
     d->cost = s->p.n > 0 ? mine / (double)s->p.n : 0;
+    d->window_work = mine;
     d->compared = 1; /* on every rank at once (their timed steps agree), whatever their costs */
     d->busy = 0;
     d->busy_steps = 0;
@@ -133,8 +134,8 @@ int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
     free(per_rank);
     int by_work = d->by_time && d->compared; /* the same on every rank: all compared at once */
     if (work > 0) /* a comparison this step (work is 0 between them) */
-        d->windows_over = work > DOMAIN_TIME_IMBALANCE ? d->windows_over + 1 : 0;
-    int due = by_work ? work > DOMAIN_TIME_IMBALANCE && (d->windows_over >= DOMAIN_TIME_WINDOWS || work > DOMAIN_IMBALANCE)
+        d->windows_over = work > d->time_imbalance ? d->windows_over + 1 : 0;
+    int due = by_work ? work > d->time_imbalance && (d->windows_over >= DOMAIN_TIME_WINDOWS || work > DOMAIN_IMBALANCE)
                       : counts > DOMAIN_IMBALANCE || s->step - d->balanced_step >= DOMAIN_BALANCE_EVERY;
     if (!due)
         return SL_OK;
