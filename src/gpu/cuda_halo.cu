@@ -442,14 +442,9 @@ static int cuda_halo_plan(sim *s, const int32_t *by_dest, size_t nsend, size_t f
                           backend_buffer *buf, sl_err *err)
 {
     (void)s;
-    const size_t bytes = (nsend + nrecv) * sizeof(int32_t);
-    if (bytes > buf->cap) {
-        cudaFree(buf->ptr);
-        buf->ptr = NULL;
-        buf->cap = 0;
-        GPU_TRY(cudaMalloc(&buf->ptr, bytes), err);
-        buf->cap = bytes;
-    }
+    int rc = cuda_buffer_reserve(buf, (nsend + nrecv) * sizeof(int32_t), "cudaMalloc of the halo's plan", err);
+    if (rc)
+        return rc;
     int32_t *plan = (int32_t *)buf->ptr;
     if (nsend)
         GPU_TRY(cudaMemcpyAsync(plan, by_dest, nsend * sizeof *plan, cudaMemcpyDefault), err);

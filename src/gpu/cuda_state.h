@@ -96,6 +96,9 @@ int cuda_to_device(sim *s, sl_err *err);
 int cuda_reserve(sim *s, size_t n, size_t keep, sl_err *err); /* room for n, the first keep kept */
 void cuda_to_host(sim *s);
 void cuda_release(sim *s);
+/* buf with room for bytes in device memory (its contents not kept: a larger one replaces it); what
+ * names the allocation in the error. */
+int cuda_buffer_reserve(backend_buffer *buf, size_t bytes, const char *what, sl_err *err);
 const void *cuda_upload(sim *s, backend_buffer *buf, const void *host, size_t bytes);
 void cuda_buffer_free(sim *s, backend_buffer *buf);
 

@@ -263,21 +263,29 @@ void cuda_release(sim *s)
 
 /* backend.upload: a copy on the default stream, so the passes launched after it read it (the copy
  * from pageable memory has left the host buffer when it returns, so the host may change it). */
+int cuda_buffer_reserve(backend_buffer *buf, size_t bytes, const char *what, sl_err *err)
+{
+    if (bytes <= buf->cap)
+        return SL_OK;
+    cudaFree(buf->ptr); /* the contents are not kept: every user writes the buffer whole */
+    buf->ptr = NULL;
+    buf->cap = 0;
+    cudaError_t e = cudaMalloc(&buf->ptr, bytes);
+    if (e != cudaSuccess) {
+        buf->ptr = NULL;
+        return gpu_fail(err, what, e);
+    }
+    buf->cap = bytes;
+    return SL_OK;
+}
+
 const void *cuda_upload(sim *s, backend_buffer *buf, const void *host, size_t bytes)
 {
     sl_err err;
-    cudaError_t e = cudaSuccess;
-    if (bytes > buf->cap) {
-        cudaFree(buf->ptr);
-        buf->ptr = NULL;
-        buf->cap = 0;
-        if ((e = cudaMalloc(&buf->ptr, bytes)) != cudaSuccess) {
-            buf->ptr = NULL;
-            gpu_fail(&err, "cudaMalloc (pass data)", e);
-            cuda_remember_error(s, &err);
-            return NULL;
-        }
-        buf->cap = bytes;
+    cudaError_t e;
+    if (cuda_buffer_reserve(buf, bytes, "cudaMalloc (pass data)", &err)) {
+        cuda_remember_error(s, &err);
+        return NULL;
     }
     if (bytes && (e = cudaMemcpy(buf->ptr, host, bytes, cudaMemcpyHostToDevice)) != cudaSuccess) {
         gpu_fail(&err, "cudaMemcpy (pass data)", e);
