@@ -261,8 +261,6 @@ void cuda_release(sim *s)
     s->backend_data = NULL;
 }
 
-/* backend.upload: a copy on the default stream, so the passes launched after it read it (the copy
- * from pageable memory has left the host buffer when it returns, so the host may change it). */
 int cuda_buffer_reserve(backend_buffer *buf, size_t bytes, const char *what, sl_err *err)
 {
     if (bytes <= buf->cap)
@@ -279,6 +277,8 @@ int cuda_buffer_reserve(backend_buffer *buf, size_t bytes, const char *what, sl_
     return SL_OK;
 }
 
+/* backend.upload: a copy on the default stream, so the passes launched after it read it (the copy
+ * from pageable memory has left the host buffer when it returns, so the host may change it). */
 const void *cuda_upload(sim *s, backend_buffer *buf, const void *host, size_t bytes)
 {
     sl_err err;
