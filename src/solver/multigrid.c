@@ -120,6 +120,7 @@ static int assemble_end(sim *s, multigrid *mg, size_t n, int *again, sl_err *err
     int rc = s->be->mg->longest_row(s, &mg->A, n, &longest);
     if (rc)
         return sim_backend_error(s, err) ? SL_ERR_RUNTIME : sl_fail(err, SL_ERR_RUNTIME, "multigrid: row count failed");
+    mg->longest = longest > mg->longest ? longest : mg->longest;
     *again = longest > mg->A.width;
     if (*again) {
         /* an eighth more than the longest row seen, for the particles that crowd in next */

@@ -51,6 +51,7 @@ typedef struct multigrid {
     long generation;       /* changes whenever the levels are allocated (backend.mg.replay's key) */
     /* statistics (the set-up's time is in the profile: phase mg.setup, `sluice bench`) */
     int widenings;         /* times rows did not fit and were assembled again */
+    int longest;           /* the longest row any assembly found (what the width must hold) */
 } multigrid;
 
 /* Defaults; nothing allocated until the first assembly. */

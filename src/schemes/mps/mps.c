@@ -90,7 +90,7 @@ int mps_poisson_system(sim *s, size_t n, sl_err *err)
         s->be->run_pass(s, &mps_ppe_setup_pass, n);
     } else {
         int width = lattice_neighbours(s);
-        if ((rc = multigrid_assemble(s, &d->mg, &mps_ppe_setup_pass, n, width + width / 4 + 1, err)))
+        if ((rc = multigrid_assemble(s, &d->mg, &mps_ppe_setup_pass, n, width + width / 8 + 1, err)))
             return rc;
     }
     /* a ghost's row is its owner's: no unknown here, so the solve's sums hold this rank's rows alone
@@ -164,10 +164,11 @@ static void mps_summary(const sim *s, char *buf, unsigned long len)
 {
     const mps_data *d = mps_data_of(s);
     const mps_stats *st = &d->stats;
-    char pre[160] = "Jacobi";
+    char pre[200] = "Jacobi";
     if (d->use_mg)
-        snprintf(pre, sizeof pre, "multigrid, %d levels, rows widened %d times, %.0f MB (%.0f bytes per particle)",
-                 d->mg.nlevels, d->mg.widenings, (double)multigrid_bytes(&d->mg) / 1e6,
+        snprintf(pre, sizeof pre, "multigrid, %d levels, rows of %d entries (the longest %d; widened %d times), %.0f MB "
+                 "(%.0f bytes per particle)",
+                 d->mg.nlevels, d->mg.A.width, d->mg.longest, d->mg.widenings, (double)multigrid_bytes(&d->mg) / 1e6,
                  s->p.n ? (double)multigrid_bytes(&d->mg) / (double)s->p.n : 0.0);
     snprintf(buf, len,
              "pressure Poisson solve (%s): %.1f CG iterations per step (at most %d), residual at most %.2g "
