@@ -487,6 +487,32 @@ static void unconverged_solve_is_reported(void **state)
     }
 }
 
+/* Rows wider than memory holds (a width that no row needs, 2^26 entries: about 4e11 bytes here): the
+ * assembly fails with the backend's message, what was asked for per particle, and what to do. */
+static void rows_that_do_not_fit_say_why(void **state)
+{
+    (void)state;
+    scene sc;
+    sim s;
+    make_sim(2, 0.01, "multigrid", 2, 0, &sc, &s);
+    s.quiet = 1;
+    step_once(&s);
+    multigrid mg; /* a new hierarchy: the step's has its rows, which the width hint does not resize */
+    multigrid_init(&mg, mps_data_of(&s)->mg.diag);
+    sl_err err;
+    int rc = multigrid_assemble(&s, &mg, &mps_ppe_setup_pass, s.g.n_inside, 1 << 26, &err);
+    multigrid_free(&s, &mg);
+    assert_int_not_equal(rc, SL_OK);
+    print_message("%s\n", err.msg);
+    assert_non_null(strstr(err.msg, "the pressure solve's assembled rows ("));
+    assert_non_null(strstr(err.msg, "bytes a particle"));
+    assert_non_null(strstr(err.msg, "out of memory")); /* the CPU backend's own message, kept */
+    assert_non_null(strstr(err.msg, "mpirun -np N"));
+    assert_non_null(strstr(err.msg, "mps.preconditioner = \"jacobi\""));
+    sim_free(&s);
+    scene_free(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +524,7 @@ int main(void)
         cmocka_unit_test(post_from_partials_is_the_same_operator),
         cmocka_unit_test(hybrid_cycle_restricts_and_is_symmetric),
         cmocka_unit_test(unconverged_solve_is_reported),
+        cmocka_unit_test(rows_that_do_not_fit_say_why),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

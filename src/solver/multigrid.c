@@ -3,6 +3,7 @@
 
 #include "core/sim.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,19 @@ size_t multigrid_bytes(const multigrid *mg)
     return bytes;
 }
 
+/* An allocation of the solve failed (the backend's message in err): the same message, with what was
+ * asked for, per particle, and what gives each process less to hold. */
+static int out_of_room(sim *s, const char *what, size_t bytes, sl_err *err)
+{
+    char was[sizeof err->msg];
+    snprintf(was, sizeof was, "%s", err->msg);
+    return sl_fail(err, SL_ERR_RUNTIME,
+                   "the pressure solve's %s (%.3g GB, %.0f bytes a particle for %zu particles) did not fit: %s; "
+                   "give each process fewer particles (more MPI ranks: mpirun -np N; or a larger numerics.spacing), "
+                   "or set mps.preconditioner = \"jacobi\", which assembles no rows",
+                   what, (double)bytes / 1e9, (double)bytes / (double)(s->p.n ? s->p.n : 1), s->p.n, was);
+}
+
 static int alloc_rows(sim *s, multigrid *mg, size_t rows, int width, sl_err *err)
 {
     free_rows(s, mg);
@@ -96,7 +110,8 @@ static int alloc_rows(sim *s, multigrid *mg, size_t rows, int width, sl_err *err
     if (!mg->A.count) {
         free_rows(s, mg);
         mg->rows = 0;
-        return SL_ERR_RUNTIME;
+        return out_of_room(s, "assembled rows", rows * ((size_t)width * (sizeof(int32_t) + sizeof(real)) + sizeof(int32_t)),
+                           err);
     }
     return SL_OK;
 }
@@ -175,7 +190,8 @@ static int alloc_levels(sim *s, multigrid *mg, sl_err *err)
             mg->row_sums = s->be->mg->alloc(s, nc * (size_t)mg_stencil_rows(&g) * sizeof(real), err);
         if (!g.t || !mg->row_sums) {
             free_levels(s, mg);
-            return SL_ERR_RUNTIME;
+            return out_of_room(s, "cell levels", nc * ((size_t)g.nst + 3 + (l == 0 ? (size_t)mg_stencil_rows(&g) : 0)) *
+                                                     sizeof(real), err);
         }
         if (g.ncells <= mg->coarsest_cells || l == MG_MAX_LEVELS - 1)
             break;
@@ -227,7 +243,8 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
         mg->cell_unknown = mg->partial ? s->be->mg->alloc(s, mg->rows * sizeof(int32_t), err) : NULL;
         mg->partial_rows = mg->cell_unknown ? mg->rows : 0;
         if (!mg->cell_unknown)
-            return SL_ERR_RUNTIME;
+            return out_of_room(s, "row partials", mg->rows * ((size_t)mg->level[0].nst * sizeof(real) + sizeof(int32_t)),
+                               err);
     }
     mg_args m;
     memset(&m, 0, sizeof m);
