@@ -143,13 +143,19 @@ static int measure(sim *s, const pass *ps, size_t n, pass_choice *ch, sl_err *er
             ch->strategy = k;
         }
     }
+    const int timed_at = ch->chosen_at_max_per_cell;
     ch->chosen_at_max_per_cell = st->max_per_cell;
     /* a strategy timed and not kept (par-part-sym in double) may have grown the scratch: give it
      * back, and let the next user reserve what it needs */
     gpu_scratch_free(&st->scratch);
-    if (first && !s->quiet && getenv("SLUICE_QUIET_STRATEGIES") == NULL)
+    if (s->quiet || getenv("SLUICE_QUIET_STRATEGIES") != NULL)
+        return SL_OK;
+    if (first)
         fprintf(stderr, "sluice: strategy for %s (%zu particles, at most %d per cell):%s -> %s\n", ps->name, n,
                 st->max_per_cell, line, gpu_strategy_label(ch->strategy));
+    else /* a run's stall of every trial's time: said, so that a step's time is not a mystery */
+        fprintf(stderr, "sluice: strategy for %s timed again at step %ld (at most %d per cell, %d when last timed):%s "
+                "-> %s\n", ps->name, s->step, st->max_per_cell, timed_at, line, gpu_strategy_label(ch->strategy));
     return SL_OK;
 }
 
@@ -163,9 +169,13 @@ static int run_pass_checked(sim *s, const pass *ps, size_t n, sl_err *err)
     } else if (st->forced_strategy < 0 && (ps->flags & PASS_NEIGHBOURS)) {
         pass_choice *ch = choice_for(st, ps->id);
         if (ch && (ps->flags & PASS_REPEATABLE)) {
+            /* timed again when the fullest cell has grown by more than a quarter since the last
+             * timing: the cell strategies' costs follow it. Not when it shrinks as well: a fullest
+             * cell that swings back and forth would time every strategy again at each swing, a stall
+             * of every trial (three runs of each strategy: about 1.5 s for the WCSPH forces at 18M
+             * particles on an H100, docs/performance.md); growth alone times again a few times a run. */
             int grown = ch->chosen_at_max_per_cell > 0 &&
-                        fabs((double)st->max_per_cell - ch->chosen_at_max_per_cell) >
-                            0.25 * ch->chosen_at_max_per_cell;
+                        st->max_per_cell > ch->chosen_at_max_per_cell + ch->chosen_at_max_per_cell / 4;
             if (ch->strategy < 0 || grown || !gpu_strategy_valid(ps->id, ch->strategy, (int32_t)n, &g)) {
                 int rc = measure(s, ps, n, ch, err);
                 if (rc)
