@@ -86,11 +86,13 @@ static int out_of_room(sim *s, const char *what, size_t bytes, sl_err *err)
 {
     char was[sizeof err->msg];
     snprintf(was, sizeof was, "%s", err->msg);
+    const int gb = bytes >= 1000000000u;
     return sl_fail(err, SL_ERR_RUNTIME,
-                   "the pressure solve's %s (%.3g GB, %.0f bytes a particle for %zu particles) did not fit: %s; "
+                   "the pressure solve's %s (%.3g %s, %.0f bytes a particle for %zu particles) did not fit: %s; "
                    "give each process fewer particles (more MPI ranks: mpirun -np N; or a larger numerics.spacing), "
                    "or set mps.preconditioner = \"jacobi\", which assembles no rows",
-                   what, (double)bytes / 1e9, (double)bytes / (double)(s->p.n ? s->p.n : 1), s->p.n, was);
+                   what, (double)bytes / (gb ? 1e9 : 1e6), gb ? "GB" : "MB",
+                   (double)bytes / (double)(s->p.n ? s->p.n : 1), s->p.n, was);
 }
 
 static int alloc_rows(sim *s, multigrid *mg, size_t rows, int width, sl_err *err)
