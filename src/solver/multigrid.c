@@ -68,15 +68,31 @@ void multigrid_free(sim *s, multigrid *mg)
     mg->partial_rows = 0;
 }
 
+/* What each of the hierarchy's allocations holds, in bytes: the one account of multigrid_bytes and
+ * of the message of one that failed (out_of_room). */
+static size_t rows_bytes(size_t rows, int width) /* A: columns, values, counts */
+{
+    return rows * ((size_t)width * (sizeof(int32_t) + sizeof(real)) + sizeof(int32_t));
+}
+
+static size_t partials_bytes(size_t rows, const mg_grid *first) /* the row partials, cell_unknown */
+{
+    return rows * ((size_t)first->nst * sizeof(real) + sizeof(int32_t));
+}
+
+static size_t level_bytes(const mg_grid *g, int with_row_sums) /* a, b, x, t (and the first's row sums) */
+{
+    size_t per_cell = (size_t)g->nst + 3 + (with_row_sums ? (size_t)mg_stencil_rows(g) : 0);
+    return (size_t)g->ncells * per_cell * sizeof(real);
+}
+
 size_t multigrid_bytes(const multigrid *mg)
 {
-    size_t bytes = mg->A.count ? mg->rows * ((size_t)mg->A.width * (sizeof(int32_t) + sizeof(real)) + sizeof(int32_t)) : 0;
+    size_t bytes = mg->A.count ? rows_bytes(mg->rows, mg->A.width) : 0;
     if (mg->nlevels > 0)
-        bytes += mg->partial_rows * ((size_t)mg->level[0].nst * sizeof(real) + sizeof(int32_t));
+        bytes += partials_bytes(mg->partial_rows, &mg->level[0]);
     for (int l = 0; l < mg->nlevels; ++l)
-        bytes += (size_t)mg->level[l].ncells * ((size_t)mg->level[l].nst + 3) * sizeof(real);
-    if (mg->row_sums)
-        bytes += (size_t)mg->level[0].ncells * (size_t)mg_stencil_rows(&mg->level[0]) * sizeof(real);
+        bytes += level_bytes(&mg->level[l], l == 0 && mg->row_sums);
     return bytes;
 }
 
@@ -112,8 +128,7 @@ static int alloc_rows(sim *s, multigrid *mg, size_t rows, int width, sl_err *err
     if (!mg->A.count) {
         free_rows(s, mg);
         mg->rows = 0;
-        return out_of_room(s, "assembled rows", rows * ((size_t)width * (sizeof(int32_t) + sizeof(real)) + sizeof(int32_t)),
-                           err);
+        return out_of_room(s, "assembled rows", rows_bytes(rows, width), err);
     }
     return SL_OK;
 }
@@ -192,8 +207,7 @@ static int alloc_levels(sim *s, multigrid *mg, sl_err *err)
             mg->row_sums = s->be->mg->alloc(s, nc * (size_t)mg_stencil_rows(&g) * sizeof(real), err);
         if (!g.t || !mg->row_sums) {
             free_levels(s, mg);
-            return out_of_room(s, "cell levels", nc * ((size_t)g.nst + 3 + (l == 0 ? (size_t)mg_stencil_rows(&g) : 0)) *
-                                                     sizeof(real), err);
+            return out_of_room(s, "cell levels", level_bytes(&g, l == 0), err);
         }
         if (g.ncells <= mg->coarsest_cells || l == MG_MAX_LEVELS - 1)
             break;
@@ -245,8 +259,7 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
         mg->cell_unknown = mg->partial ? s->be->mg->alloc(s, mg->rows * sizeof(int32_t), err) : NULL;
         mg->partial_rows = mg->cell_unknown ? mg->rows : 0;
         if (!mg->cell_unknown)
-            return out_of_room(s, "row partials", mg->rows * ((size_t)mg->level[0].nst * sizeof(real) + sizeof(int32_t)),
-                               err);
+            return out_of_room(s, "row partials", partials_bytes(mg->rows, &mg->level[0]), err);
     }
     mg_args m;
     memset(&m, 0, sizeof m);
