@@ -193,10 +193,13 @@ typedef struct backend_halo_hooks {
     int (*scatter)(struct sim *s, const int *fields, int nf, const int32_t *idx, size_t n, const real *v,
                    enum backend_halo_op op, sl_err *err);
     /* Removes the particles whose id is negative (the ghosts), the others keeping their order and
-     * every field; sets s->p.n and s->g.n_inside. The grid's cells are left as the sort made them
-     * (only passes without neighbours run before the next build_cells). NULL where the host arrays
-     * are the state: mpi_halo.c compacts them. */
-    int (*drop_ghosts)(struct sim *s, sl_err *err);
+     * every field (keep_rates), or every persistent field, their transient fields left undefined
+     * (!keep_rates: no pass reads them before the next force pass, which follows a build_cells:
+     * a device moves the persistent fields as its sort's reorder does, without copying them back);
+     * sets s->p.n and s->g.n_inside. The grid's cells are left as the sort made them (only passes
+     * without neighbours run before the next build_cells). NULL where the host arrays are the
+     * state: mpi_halo.c compacts them. */
+    int (*drop_ghosts)(struct sim *s, int keep_rates, sl_err *err);
     /* Copies the ids and field `field` of every particle into the host arrays, the others left as
      * they are (sim_sync_host still copies everything): what a balance's histogram reads (field:
      * the slab axis's positions). NULL where the host arrays are the state. */

@@ -89,10 +89,9 @@ static int compute_cells(sim *s, sl_err *err)
  * is the first free array; the first field, which landed there, moves to the last freed array, one
  * copy.
  * Identities, kinds and tags go through the scratch. */
-static int reorder_fields(sim *s, const int32_t *order, sl_err *err)
+int cuda_reorder_fields(sim *s, const int32_t *order, size_t n, sl_err *err)
 {
     cuda_sim *st = state_of(s);
-    size_t n = s->p.n;
     int rc;
     const size_t id_bytes = sizeof(int32_t) + 2 * sizeof(uint8_t);
     if ((rc = gpu_scratch_reserve(&st->scratch, n * (sizeof(real) > id_bytes ? sizeof(real) : id_bytes), err)))
@@ -168,7 +167,7 @@ int cuda_build_cells(sim *s, sl_err *err)
         return rc;
     cuda_timer_stop(s, "build.sort", st->sort == GPU_SORT_RADIX ? "radix" : st->scan == GPU_SCAN_CUB ? "counting+cub" : "counting+blocked");
     cuda_timer_start(s);
-    if ((rc = reorder_fields(s, order, err)))
+    if ((rc = cuda_reorder_fields(s, order, n, err)))
         return rc;
     /* the cells of the sorted particles from their sorted positions: the same function of the same
      * values as the keys, so no second cell array is kept for the sort's sorted keys */

@@ -210,11 +210,14 @@ static int cuda_halo_scatter(sim *s, const int *fields, int nf, const int32_t *i
 }
 
 /* The particles whose flag place[i] is set (place: n + 1 ints in st->halo_index, 0 at n) kept in
- * their order, every real field (transient ones too: the rates a step integrates after the drop),
- * the ids, kinds and tags gathered into the scratch along the kept particles' order and copied back
- * in place, so that the arrays keep their places in the slab (cuda_storage.cu); s->p.n and
- * s->g.n_inside follow. The cells are not moved: the next build_cells computes them again. */
-static int compact_flagged(sim *s, int32_t *place, sl_err *err)
+ * their order; s->p.n and s->g.n_inside follow. keep_rates: every real field (transient ones too:
+ * the rates a step integrates after the drop), the ids, kinds and tags gathered into the scratch
+ * along the kept particles' order and copied back in place, so that the arrays keep their places
+ * in the slab (cuda_storage.cu). Otherwise the sort's reorder moves the persistent fields into the
+ * transients' arrays and round, one gather each and no copy back (about half the bytes: the
+ * rates, a third of WCSPH's fields, are not moved at all). The cells are not moved: the next
+ * build_cells computes them again. */
+static int compact_flagged(sim *s, int32_t *place, int keep_rates, sl_err *err)
 {
     cuda_sim *st = state_of(s);
     size_t n = s->p.n;
@@ -229,6 +232,14 @@ static int compact_flagged(sim *s, int32_t *place, sl_err *err)
     GPU_TRY(cudaMemcpy(&kept, place + n, sizeof kept, cudaMemcpyDeviceToHost), err);
     GPU_TRY(cudaMemcpy(&inside, place + was_inside, sizeof inside, cudaMemcpyDeviceToHost), err);
     size_t m = (size_t)kept;
+    if (!keep_rates) {
+        if (m > 0 && (rc = cuda_reorder_fields(s, order, m, err)))
+            return rc;
+        s->p.n = m;
+        s->g.n_inside = (size_t)inside;
+        st->host_current = 0;
+        return SL_OK;
+    }
     const size_t id_bytes = sizeof(int32_t) + 2 * sizeof(uint8_t);
     if ((rc = gpu_scratch_reserve(&st->scratch, (m ? m : 1) * (sizeof(real) > id_bytes ? sizeof(real) : id_bytes),
                                   err)))
@@ -255,7 +266,7 @@ static int compact_flagged(sim *s, int32_t *place, sl_err *err)
 }
 
 /* The ghosts (negative ids) dropped by a stable compaction. */
-static int cuda_halo_drop(sim *s, sl_err *err)
+static int cuda_halo_drop(sim *s, int keep_rates, sl_err *err)
 {
     cuda_sim *st = state_of(s);
     size_t n = s->p.n;
@@ -269,7 +280,7 @@ static int cuda_halo_drop(sim *s, sl_err *err)
     int32_t *place = (int32_t *)st->halo_index.ptr;
     k_keep<<<gpu_blocks_for(n + 1), GPU_THREADS>>>(st->id, place, n);
     GPU_LAUNCHED("halo_keep", err);
-    return compact_flagged(s, place, err);
+    return compact_flagged(s, place, keep_rates, err);
 }
 
 /* The listed particles (the migration's leavers) removed by the same compaction; the list comes up
@@ -291,7 +302,7 @@ static int cuda_halo_remove(sim *s, const int32_t *idx, size_t count, sl_err *er
     GPU_LAUNCHED("halo_keep_all", err);
     k_unkeep<<<gpu_blocks_for(count), GPU_THREADS>>>(list, count, place);
     GPU_LAUNCHED("halo_unkeep", err);
-    return compact_flagged(s, place, err);
+    return compact_flagged(s, place, 1, err);
 }
 
 /* The records of the listed particles: the persistent fields gathered column by column, then the

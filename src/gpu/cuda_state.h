@@ -94,6 +94,10 @@ void cuda_remember_error(sim *s, const sl_err *err);
 /* cuda_storage.cu: the backend's to_device, to_host and release. */
 int cuda_to_device(sim *s, sl_err *err);
 int cuda_reserve(sim *s, size_t n, size_t keep, sl_err *err); /* room for n, the first keep kept */
+/* The persistent fields, ids, kinds and tags gathered along order[0 .. count) (particle k takes
+ * order[k]'s), the transient fields' arrays reused and left undefined: the sort's reorder, and the
+ * ghosts' drop once the rates are spent (cuda_binning.cu). */
+int cuda_reorder_fields(sim *s, const int32_t *order, size_t count, sl_err *err);
 void cuda_to_host(sim *s);
 void cuda_release(sim *s);
 /* buf with room for bytes in device memory (its contents not kept: a larger one replaces it); what

@@ -31,7 +31,7 @@ static void free_arrays(cuda_sim *st)
  * first transients, up to GPU_GATHER_MAX_FIELDS, but not the last one), then the other
  * transients. A rebuild gathers the persistent fields, as many at a time as there are rotating
  * arrays, into the rotating arrays and then each batch into the arrays the batch before left (see
- * reorder_fields): the arrays taken in turn run round the first part of the slab as a ring of a
+ * cuda_reorder_fields): the arrays taken in turn run round the first part of the slab as a ring of a
  * whole number of batches, so the rotating fields always end up in arrays one after another in
  * field order, and par-part-sym can keep its packed data in the four arrays of ax..drho (WCSPH:
  * 12 persistent fields with Verlet, 15 and one spare with the symplectic integrator). The last

@@ -9,8 +9,8 @@
  * copies ("ghosts") of its neighbours' particles within one interaction radius of its slab (and a
  * wall model's reach beyond it). The scheme's neighbour passes then run as on one rank;
  * domain_refresh_halo sends the ghosts' fields again where a pass wrote what a later one reads on
- * the neighbours, and domain_drop_halo removes the ghosts before anything integrates, reduces or
- * writes. Ghosts carry their id as -1 - id, which no pass reads, so they are known exactly whatever
+ * the neighbours, and domain_drop_halo removes the ghosts before anything reduces or writes
+ * (domain_drop_spent_halo after the step's integration, whose passes the ghosts may go through). Ghosts carry their id as -1 - id, which no pass reads, so they are known exactly whatever
  * the sort did with them. A system solved across ranks (semi-implicit MPS's pressure) has the owned
  * particles as its unknowns: domain_zero_ghosts takes the ghosts' rows out, domain_refresh_field
  * refreshes the vector of each product, domain_sum adds the dot products, and
@@ -129,6 +129,12 @@ int domain_zero_ghosts(sim *s, const int *fields, int n, sl_err *err);
 /* Removes the ghosts after the neighbour passes, keeping the particles' order and the neighbour
  * grid consistent (what the passes wrote stays with this rank's particles). */
 int domain_drop_halo(sim *s, sl_err *err);
+
+/* The same once the step's rates are spent (its integration done): the transient fields may be
+ * left undefined, which spares a device backend a copy of each (backend.halo.drop_ghosts). The
+ * ghosts may stay through the integration passes (each particle integrates alone) provided they
+ * are out of the time step's minimum (domain_set_ghosts). */
+int domain_drop_spent_halo(sim *s, sl_err *err);
 
 /* ---- a system solved across ranks (the semi-implicit MPS pressure, solver/pcg.h) --------------- */
 

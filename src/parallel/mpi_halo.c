@@ -41,8 +41,8 @@ int domain_build_cells(sim *s, sl_err *err)
         return s->be->build_cells(s, err);
     double t = MPI_Wtime();
     if (d->ghosts) /* a step that did not drop them: never ghosts of ghosts (before the host copy:
-                    * a device backend drops them where they are) */
-        SL_TRY(domain_drop_halo(s, err));
+                    * a device backend drops them where they are; the sort leaves no rate in place) */
+        SL_TRY(domain_drop_spent_halo(s, err));
     t = domain_lap(d, DT_DROP, t);
     int staged = domain_staged(s);
     if (!staged)
@@ -70,7 +70,7 @@ static int need_plan(const struct domain *d, sl_err *err)
                                 "without a plan (domain_build_cells makes one)");
 }
 
-int domain_drop_halo(sim *s, sl_err *err)
+static int drop_halo(sim *s, int keep_rates, sl_err *err)
 {
     struct domain *d = s->domain;
     if (!d)
@@ -80,7 +80,7 @@ int domain_drop_halo(sim *s, sl_err *err)
         return SL_OK;
     d->ghosts = 0;
     if (s->be->halo->drop_ghosts) /* a device backend compacts its arrays where they are */
-        return s->be->halo->drop_ghosts(s, err);
+        return s->be->halo->drop_ghosts(s, keep_rates, err);
     sim_sync_host(s); /* (no backend that keeps its particles elsewhere lacks the hook today) */
     particles *p = &s->p;
     nbr_grid *g = &s->g;
@@ -91,6 +91,16 @@ int domain_drop_halo(sim *s, sl_err *err)
     domain_compact(p, keep, g->cell);
     nbr_grid_recount(g, p->n); /* the cells stay sorted without the ghosts */
     return sim_sync_device(s, err);
+}
+
+int domain_drop_halo(sim *s, sl_err *err)
+{
+    return drop_halo(s, 1, err);
+}
+
+int domain_drop_spent_halo(sim *s, sl_err *err)
+{
+    return drop_halo(s, 0, err);
 }
 
 /* The ghosts are exactly the plan's slots (plan_halo found every one by id). */

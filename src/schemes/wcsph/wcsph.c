@@ -98,9 +98,12 @@ static int wcsph_init(sim *s, sl_err *err)
 }
 
 /* The rates at the current positions. reuse_cells: on the cells (and ghosts) kept from the step's
- * start, their ghosts' fields sent again; keep_cells: the ghosts stay for the corrector, out of the
- * time step's minimum. */
-static int rates(sim *s, int keep_cells, int reuse_cells, sl_err *err)
+ * start, their ghosts' fields sent again. On several MPI ranks the ghosts stay: the integration
+ * passes go through them too (each particle integrates alone), and wcsph_step drops them once the
+ * rates are spent, when the drop need not carry the rates (domain_drop_spent_halo: on a GPU a copy
+ * of each persistent field fewer, and none of the rates), or the corrector's build does; for the
+ * time step (for_time_step) their limits are kept out of the minimum, their owners' to count. */
+static int rates(sim *s, int for_time_step, int reuse_cells, sl_err *err)
 {
     /* on several MPI ranks also the neighbouring slabs' particles within reach, as read-only ghosts */
     int rc = reuse_cells ? domain_reuse_cells(s, err) : domain_build_cells(s, err);
@@ -114,9 +117,7 @@ static int rates(sim *s, int keep_cells, int reuse_cells, sl_err *err)
     s->be->run_pass(s, &wcsph_forces_pass, s->g.n_inside);
     if ((rc = floating_forces(s, err))) /* the bodies' force and torque at the same state */
         return rc;
-    if (keep_cells) /* the ghosts' time-step limits are their owners' to count */
-        return domain_set_ghosts(s, s->args.slot[WS_DT_LIMIT], R(1e30), err);
-    return domain_drop_halo(s, err); /* only this rank's particles are integrated and reduced */
+    return for_time_step ? domain_set_ghosts(s, s->args.slot[WS_DT_LIMIT], R(1e30), err) : SL_OK;
 }
 
 /* Whether the corrector may reuse the step's first cells (numerics.cell_skin, wcsph_init). */
@@ -137,7 +138,7 @@ static int cells_still_hold(sim *s, int *hold, sl_err *err)
 
 static int wcsph_time_step(sim *s, double *dt, sl_err *err)
 {
-    int rc = rates(s, cells_reusable(s), 0, err);
+    int rc = rates(s, 1, 0, err);
     if (rc)
         return rc;
     *dt = s->g.n_inside == 0 ? INFINITY
@@ -157,9 +158,12 @@ static int wcsph_step(sim *s, double dt, sl_err *err)
         /* an Euler step first (there is no v^{n-1} yet) and every verlet_steps steps after */
         s->args.euler_step = s->step % s->sc->verlet_steps == 0;
         s->be->run_pass(s, &wcsph_verlet_pass, s->g.n_inside);
+        if ((rc = domain_drop_spent_halo(s, err))) /* only this rank's particles are reduced and written */
+            return rc;
         return moving_walls_place(s, s->t + dt, err);
     }
-    /* (with the cells kept, the ghosts are predicted too, and then overwritten by their owners') */
+    /* (the ghosts are predicted too: the corrector's build drops them, or with the cells kept their
+     * owners' values overwrite them) */
     s->be->run_pass(s, &wcsph_predict_pass, s->g.n_inside);
     floating_predict(s, dt); /* floating bodies: the same predictor and corrector, beside the fluid's */
     int reuse = 0;
@@ -168,6 +172,8 @@ static int wcsph_step(sim *s, double dt, sl_err *err)
         return rc;
     s->be->run_pass(s, &wcsph_correct_pass, s->g.n_inside);
     floating_correct(s, dt);
+    if ((rc = domain_drop_spent_halo(s, err))) /* only this rank's particles are reduced and written */
+        return rc;
     return moving_walls_place(s, s->t + dt, err);
 }
 
