@@ -80,6 +80,12 @@ static void test_scatter(void **state)
     for (int k = 0; k < 3; ++k)
         assert_true(s.p.f[PF_P][ghosts[k]] == 0 && s.p.f[extra][ghosts[k]] == 0);
 
+    /* one value for every listed particle and field (a time-step limit kept out of the minimum) */
+    const real big = (real)1e30;
+    assert_int_equal(backend_cpu.halo->scatter(&s, zeroed, 2, ghosts, 3, &big, HALO_FILL, &err), SL_OK);
+    for (int k = 0; k < 3; ++k)
+        assert_true(s.p.f[PF_P][ghosts[k]] == big && s.p.f[extra][ghosts[k]] == big);
+
     for (int i = 0; i < N; ++i) { /* nobody else changed */
         int listed = i == 4 || i == 1, ghost = i == 8 || i == 0 || i == 5;
         if (!listed) {

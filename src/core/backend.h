@@ -143,7 +143,8 @@ enum { BACKEND_FIELD_TAG = PF_MAX };
 enum backend_halo_op {
     HALO_SET,  /* the particles' values = v */
     HALO_ADD,  /* += v (real fields only) */
-    HALO_ZERO  /* = 0; v is not read (may be NULL) */
+    HALO_ZERO, /* = 0; v is not read (may be NULL) */
+    HALO_FILL  /* = v[0], one value in host memory for every particle and field (nothing staged) */
 };
 
 /* n particles' records as columns, in one buffer: the persistent fields' values (those with

@@ -216,7 +216,7 @@ static int cpu_halo_scatter(sim *s, const int *fields, int nf, const int32_t *id
     particles *p = &s->p;
     for (int j = 0; j < nf; ++j)
         for (size_t k = 0; k < n; ++k) {
-            real x = op == HALO_ZERO ? 0 : v[k * (size_t)nf + j];
+            real x = op == HALO_ZERO ? 0 : op == HALO_FILL ? v[0] : v[k * (size_t)nf + j];
             if (fields[j] == BACKEND_FIELD_TAG)
                 p->tag[idx[k]] = (uint8_t)x;
             else if (op == HALO_ADD)

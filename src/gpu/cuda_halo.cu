@@ -38,13 +38,13 @@ __global__ void k_halo_gather(const __grid_constant__ halo_arrays a, const int32
 
 /* idx names no particle twice (backend.h), so no two threads write one value. */
 __global__ void k_halo_scatter(const __grid_constant__ halo_arrays a, const int32_t *__restrict__ idx, size_t n,
-                               const real *__restrict__ v, int op)
+                               const real *__restrict__ v, int op, real fill)
 {
     const size_t total = n * (size_t)a.nf, stride = (size_t)gridDim.x * blockDim.x;
     for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += stride) {
         const int32_t i = idx[e / a.nf];
         real *f = a.f[e % a.nf];
-        const real x = op == HALO_ZERO ? (real)0 : v[e];
+        const real x = op == HALO_ZERO ? (real)0 : op == HALO_FILL ? fill : v[e];
         if (!f)
             a.tag[i] = (uint8_t)x;
         else if (op == HALO_ADD)
@@ -197,13 +197,15 @@ static int cuda_halo_scatter(sim *s, const int *fields, int nf, const int32_t *i
     halo_arrays a;
     real *stage;
     int rc;
-    if (n == 0 || (rc = prepare(s, fields, nf, n, op != HALO_ZERO, &a, &stage, err)))
+    const int staged = op == HALO_SET || op == HALO_ADD; /* a value a particle; zero and fill ride the launch */
+    if (n == 0 || (rc = prepare(s, fields, nf, n, staged, &a, &stage, err)))
         return n == 0 ? SL_OK : rc;
     /* the copy has left the host buffer when it returns (pageable or page-locked), so the caller may
      * change it; the kernel after it on the same stream reads the copy */
     if (stage)
         GPU_TRY(cudaMemcpy(stage, v, n * (size_t)nf * sizeof(real), cudaMemcpyDefault), err);
-    k_halo_scatter<<<gpu_blocks_for(n * (size_t)nf), GPU_THREADS>>>(a, idx, n, stage, (int)op);
+    k_halo_scatter<<<gpu_blocks_for(n * (size_t)nf), GPU_THREADS>>>(a, idx, n, stage, (int)op,
+                                                                     op == HALO_FILL ? v[0] : (real)0);
     GPU_LAUNCHED("halo_scatter", err);
     state_of(s)->host_current = 0;
     return SL_OK;

@@ -185,7 +185,6 @@ void domain_detach(sim *s)
     free(d->plan);
     free(d->field_counts);
     free(d->sums);
-    free(d->fill);
     free(d);
     s->domain = NULL;
 }

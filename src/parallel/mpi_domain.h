@@ -125,8 +125,6 @@ struct domain {
     double seconds[DOMAIN_TIMERS];
     long builds;       /* cell builds timed */
     long reuses;       /* cell builds saved: the cells kept for moved positions (domain_reuse_cells) */
-    real *fill;        /* domain_set_ghosts' values, [fill_cap] */
-    size_t fill_cap;
     long steps;        /* time steps agreed (DT_WAIT's count) */
     double step_mark;  /* MPI_Wtime at the last agreement (DT_STEP's), 0 before the first */
     long whole_steps;  /* steps DT_STEP timed */

@@ -136,17 +136,8 @@ int domain_set_ghosts(sim *s, int field, real value, sl_err *err)
     if (!d || !d->ghosts)
         return SL_OK;
     SL_TRY(need_plan(d, err));
-    if (d->plan_recv > d->fill_cap) {
-        real *f = realloc(d->fill, d->plan_recv * sizeof *f);
-        if (!f)
-            return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
-        d->fill = f;
-        d->fill_cap = d->plan_recv;
-    }
-    for (size_t k = 0; k < d->plan_recv; ++k)
-        d->fill[k] = value;
     double t = MPI_Wtime();
-    int rc = s->be->halo->scatter(s, &field, 1, d->slot_at, d->plan_recv, d->fill, HALO_SET, err);
+    int rc = s->be->halo->scatter(s, &field, 1, d->slot_at, d->plan_recv, &value, HALO_FILL, err);
     domain_lap(d, DT_REFRESH, t);
     return rc;
 }

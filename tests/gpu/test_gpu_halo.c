@@ -1,6 +1,6 @@
 /* test_gpu_halo.c: the CUDA backend's halo hooks (gpu/cuda_halo.cu, what parallel/mpi_halo.c moves
  * the MPI ghosts with) against the CPU backend's on the same particles, bit for bit: the gather of a
- * few fields and the tag at a list of particles; writes, additions and zeros at a list; the drop of
+ * few fields and the tag at a list of particles; writes, additions, zeros and fills at a list; the drop of
  * the particles whose id is negative, the others in their order with every field. The CPU's hooks
  * run on a copy of the CUDA sim's host arrays. Then the cell build's hooks, which the CPU does not
  * have, against plain loops: the removal of a list (the migration's leavers), the fetch of a list's
@@ -136,10 +136,13 @@ static void hooks(void **state)
     for (size_t k = 0; k < 4 * m; ++k)
         vc[k] = (real)(k % 4 == 1 ? k % 200 : 0.5 * (double)k); /* tags within a byte */
     const int set[4] = {PF_X, BACKEND_FIELD_TAG, PF_VX, PF_RHO}, add[2] = {PF_P, PF_RHO};
+    const real big = (real)1e30; /* HALO_FILL's one value */
     if (gpu->scatter(&s, set, 4, at, m, vc, HALO_SET, &err) || cpu->scatter(&r, set, 4, idx, m, vc, HALO_SET, &err) ||
         gpu->scatter(&s, add, 2, at, m, vc, HALO_ADD, &err) || cpu->scatter(&r, add, 2, idx, m, vc, HALO_ADD, &err) ||
         gpu->scatter(&s, add + 1, 1, at + 1, m - 1, NULL, HALO_ZERO, &err) ||
-        cpu->scatter(&r, add + 1, 1, idx + 1, m - 1, NULL, HALO_ZERO, &err))
+        cpu->scatter(&r, add + 1, 1, idx + 1, m - 1, NULL, HALO_ZERO, &err) ||
+        gpu->scatter(&s, add, 1, at + 2, m - 2, &big, HALO_FILL, &err) ||
+        cpu->scatter(&r, add, 1, idx + 2, m - 2, &big, HALO_FILL, &err))
         fail_msg("%s", err.msg);
     sim_sync_host(&s);
     same(&s, &r);
