@@ -98,11 +98,11 @@ static int wcsph_init(sim *s, sl_err *err)
 }
 
 /* The rates at the current positions. reuse_cells: on the cells (and ghosts) kept from the step's
- * start, their ghosts' fields sent again. On several MPI ranks the ghosts stay: the integration
- * passes go through them too (each particle integrates alone), and wcsph_step drops them once the
- * rates are spent, when the drop need not carry the rates (domain_drop_spent_halo: on a GPU a copy
- * of each persistent field fewer, and none of the rates), or the corrector's build does; for the
- * time step (for_time_step) their limits are kept out of the minimum, their owners' to count. */
+ * start, their ghosts' fields sent again. On several MPI ranks the ghosts stay after the rates: the
+ * integration passes go through them too (each particle integrates alone), and wcsph_step drops
+ * them after the last one, with the rates spent (domain_drop_spent_halo: a device then moves only
+ * the persistent fields), unless the corrector's build drops them first. For the time step
+ * (for_time_step) their limits are set out of the minimum: their owners count them. */
 static int rates(sim *s, int for_time_step, int reuse_cells, sl_err *err)
 {
     /* on several MPI ranks also the neighbouring slabs' particles within reach, as read-only ghosts */
