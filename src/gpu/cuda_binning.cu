@@ -138,7 +138,19 @@ int cuda_reorder_fields(sim *s, const int32_t *order, size_t n, sl_err *err)
         GPU_TRY(cudaMemcpyAsync(spare[head], tmp, n * sizeof(real), cudaMemcpyDeviceToDevice), err);
         *ring[0] = spare[head];
     }
-    int32_t *id_out = (int32_t *)tmp;
+    return cuda_reorder_ids(s, order, n, err);
+}
+
+int cuda_reorder_ids(sim *s, const int32_t *order, size_t n, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    const size_t id_bytes = sizeof(int32_t) + 2 * sizeof(uint8_t);
+    int rc;
+    if (n == 0)
+        return SL_OK;
+    if ((rc = gpu_scratch_reserve(&st->scratch, n * id_bytes, err)))
+        return rc;
+    int32_t *id_out = (int32_t *)st->scratch.ptr;
     uint8_t *type_out = (uint8_t *)(id_out + n), *tag_out = type_out + n;
     if ((rc = gpu_gather_ids(st->id, st->type, st->tag, id_out, type_out, tag_out, order, n, err)))
         return rc;

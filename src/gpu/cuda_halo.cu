@@ -211,14 +211,32 @@ static int cuda_halo_scatter(sim *s, const int *fields, int nf, const int32_t *i
     return SL_OK;
 }
 
+/* Every real field, then the ids, kinds and tags, gathered along order[0 .. m) through the scratch
+ * and copied back in place, so that the arrays keep their places in the slab (cuda_storage.cu). */
+static int gather_in_place(sim *s, const int32_t *order, size_t m, sl_err *err)
+{
+    cuda_sim *st = state_of(s);
+    int rc;
+    /* room for the ids too, so that cuda_reorder_ids does not replace the scratch that the copies
+     * queued here still read */
+    const size_t id_bytes = sizeof(int32_t) + 2 * sizeof(uint8_t);
+    if ((rc = gpu_scratch_reserve(&st->scratch, m * (sizeof(real) > id_bytes ? sizeof(real) : id_bytes), err)))
+        return rc;
+    real *tmp = (real *)st->scratch.ptr;
+    for (int k = 0; k < st->nfields; ++k) {
+        if ((rc = gpu_gather_real(st->f[k], tmp, order, m, err)))
+            return rc;
+        GPU_TRY(cudaMemcpyAsync(st->f[k], tmp, m * sizeof(real), cudaMemcpyDeviceToDevice), err);
+    }
+    return cuda_reorder_ids(s, order, m, err);
+}
+
 /* The particles whose flag place[i] is set (place: n + 1 ints in st->halo_index, 0 at n) kept in
- * their order; s->p.n and s->g.n_inside follow. keep_rates: every real field (transient ones too:
- * the rates a step integrates after the drop), the ids, kinds and tags gathered into the scratch
- * along the kept particles' order and copied back in place, so that the arrays keep their places
- * in the slab (cuda_storage.cu). Otherwise the sort's reorder moves the persistent fields into the
- * transients' arrays and round, one gather each and no copy back (about half the bytes: the
- * rates, a third of WCSPH's fields, are not moved at all). The cells are not moved: the next
- * build_cells computes them again. */
+ * their order; s->p.n and s->g.n_inside follow. keep_rates: every field (transient ones too: the
+ * rates a step integrates after the drop) gathered in place (gather_in_place). Otherwise the sort's
+ * reorder moves the persistent fields into the transients' arrays and round, one gather each and no
+ * copy back (the rates, 5 of WCSPH's 17 fields with Verlet, are not moved at all: about a third of
+ * the bytes). The cells are not moved: the next build_cells computes them again. */
 static int compact_flagged(sim *s, int32_t *place, int keep_rates, sl_err *err)
 {
     cuda_sim *st = state_of(s);
@@ -234,33 +252,8 @@ static int compact_flagged(sim *s, int32_t *place, int keep_rates, sl_err *err)
     GPU_TRY(cudaMemcpy(&kept, place + n, sizeof kept, cudaMemcpyDeviceToHost), err);
     GPU_TRY(cudaMemcpy(&inside, place + was_inside, sizeof inside, cudaMemcpyDeviceToHost), err);
     size_t m = (size_t)kept;
-    if (!keep_rates) {
-        if (m > 0 && (rc = cuda_reorder_fields(s, order, m, err)))
-            return rc;
-        s->p.n = m;
-        s->g.n_inside = (size_t)inside;
-        st->host_current = 0;
-        return SL_OK;
-    }
-    const size_t id_bytes = sizeof(int32_t) + 2 * sizeof(uint8_t);
-    if ((rc = gpu_scratch_reserve(&st->scratch, (m ? m : 1) * (sizeof(real) > id_bytes ? sizeof(real) : id_bytes),
-                                  err)))
+    if (m > 0 && (rc = keep_rates ? gather_in_place(s, order, m, err) : cuda_reorder_fields(s, order, m, err)))
         return rc;
-    real *tmp = (real *)st->scratch.ptr;
-    for (int k = 0; k < st->nfields && m > 0; ++k) {
-        if ((rc = gpu_gather_real(st->f[k], tmp, order, m, err)))
-            return rc;
-        GPU_TRY(cudaMemcpyAsync(st->f[k], tmp, m * sizeof(real), cudaMemcpyDeviceToDevice), err);
-    }
-    int32_t *id_out = (int32_t *)tmp;
-    uint8_t *type_out = (uint8_t *)(id_out + m), *tag_out = type_out + m;
-    if (m > 0) {
-        if ((rc = gpu_gather_ids(st->id, st->type, st->tag, id_out, type_out, tag_out, order, m, err)))
-            return rc;
-        GPU_TRY(cudaMemcpyAsync(st->id, id_out, m * sizeof(int32_t), cudaMemcpyDeviceToDevice), err);
-        GPU_TRY(cudaMemcpyAsync(st->type, type_out, m, cudaMemcpyDeviceToDevice), err);
-        GPU_TRY(cudaMemcpyAsync(st->tag, tag_out, m, cudaMemcpyDeviceToDevice), err);
-    }
     s->p.n = m;
     s->g.n_inside = (size_t)inside;
     st->host_current = 0;

@@ -98,6 +98,9 @@ int cuda_reserve(sim *s, size_t n, size_t keep, sl_err *err); /* room for n, the
  * order[k]'s), the transient fields' arrays reused and left undefined: the sort's reorder, and the
  * ghosts' drop once the rates are spent (cuda_binning.cu). */
 int cuda_reorder_fields(sim *s, const int32_t *order, size_t count, sl_err *err);
+/* The ids, kinds and tags alone gathered along order[0 .. count) through the scratch and copied
+ * back in place (cuda_reorder_fields' last part; the halo's compaction that keeps every field). */
+int cuda_reorder_ids(sim *s, const int32_t *order, size_t count, sl_err *err);
 void cuda_to_host(sim *s);
 void cuda_release(sim *s);
 /* buf with room for bytes in device memory (its contents not kept: a larger one replaces it); what
