@@ -272,7 +272,7 @@ static double galerkin_error(const sim *s, const multigrid *mg, int l)
                 mg_coords(g, cell[j], q);
                 for (int d = 0; d < 3; ++d)
                     o[d] = q[d] - k[d];
-                ref[(int64_t)mg_entry(g, o) * g->ncells + cell[i]] += v;
+                ref[mg_at(g, cell[i], mg_entry(g, o))] += v;
             }
         }
     } else {
@@ -282,7 +282,7 @@ static double galerkin_error(const sim *s, const multigrid *mg, int l)
             mg_coords(f, c, q);
             mg_parent(f, q, k);
             for (int fs = 0; fs < f->nst; ++fs) {
-                real a = f->a[fs * f->ncells + c];
+                real a = f->a[mg_at(f, c, fs)];
                 if (a == 0)
                     continue;
                 int fo[3] = {fs % fw - f->reach, (fs / fw) % fw - f->reach, f->dim == 3 ? fs / (fw * fw) - f->reach : 0};
@@ -291,7 +291,7 @@ static double galerkin_error(const sim *s, const multigrid *mg, int l)
                 mg_parent(f, o, p);
                 for (int d = 0; d < 3; ++d)
                     p[d] -= k[d];
-                ref[(int64_t)mg_entry(g, p) * g->ncells + mg_index(g, k)] += a;
+                ref[mg_at(g, mg_index(g, k), mg_entry(g, p))] += a;
             }
         }
     }

@@ -114,6 +114,11 @@ typedef struct backend_mg_hooks {
      * of small ones), capturing again when key or generation changes. */
     int (*replay)(struct sim *s, const void *key, long generation, int (*record)(struct sim *s, void *ctx),
                   void *ctx);
+    /* Level `level`'s cells with an unknown (a non-zero centre entry, mg_centre), ascending, into
+     * g->active, their count into *g->nactive, the diagonal into g->d; zeroes g->x and g->t (the
+     * listed loops, mg_listed, then touch the listed cells alone) and sets g->lanes and g->blocks.
+     * Run once the level's operator is built. An error is kept for take_error and returned. */
+    int (*list_cells)(struct sim *s, mg_grid *g, int level);
     /* The assembled rows' layout the backend's loops read fastest (sparse_ell.shift): 3 on the GPU
      * (a thread's 8 entries in one sector), 0 on the CPU (column-major: its products were 43%
      * slower in groups, docs/performance.md). */

@@ -21,11 +21,14 @@
 #include <stdint.h>
 
 enum {
-    MG_MAX_REACH = 3 /* the first level's: ndiv */
+    MG_MAX_REACH = 3, /* the first level's: ndiv */
+    MG_MAX_LEVELS = 16
 };
 
 /* A level: cells on a box of n[0] x n[1] x n[2], cell c = ix + n0 (iy + n1 iz), and the stencil
- * a[s * ncells + c] of cell c with the cell at offset s, s = mg_entry(offset): x fastest. */
+ * a[c * nst + s] of cell c with the cell at offset s, s = mg_entry(offset): x fastest (mg_at). A
+ * cell's stencil is contiguous, so the lanes that sum one cell's product (mg_lane_sum) read it
+ * together in whole sectors. */
 typedef struct mg_grid {
     int dim;
     int n[3];
@@ -35,6 +38,13 @@ typedef struct mg_grid {
     int merge;        /* cells of this level per cell of the next, along each axis that has more than one */
     real *a;          /* nst * ncells */
     real *b, *x, *t;  /* right-hand side, solution, residual: ncells each */
+    int32_t *active;  /* the cells with an unknown (a non-zero diagonal), ascending: the first *nactive
+                       * (backend.mg.list_cells, at each set-up); the listed loops (mg_listed) run over
+                       * them alone, most of a level's box being air */
+    int32_t *nactive; /* their count: one int in the backend's memory, where the GPU's loops read it */
+    real *d;          /* the diagonal by cell, contiguous (list_cells copies it out of a) */
+    int lanes;        /* threads a listed cell's product is summed in (a power of two; mg_lane_sum) */
+    int blocks;       /* the GPU's blocks for the listed loops (0: its default) */
 } mg_grid;
 
 enum mg_kind {
@@ -54,7 +64,7 @@ enum mg_kind {
     MG_FINE_RESTRICT_ROWS,     /* scratch: (P^T A work) by stencil row (dy, dz), from the partials */
     MG_FINE_RESTRICT_SMOOTHED, /* coarse.b = P^T in - the rows' sums: P^T (in - A work) (work = S in) */
     MG_FIRST_LEVEL,   /* coarse.a = P^T A P, from the row partials (over the entries of `coarse`) */
-    /* over the cells of `fine` */
+    /* over the listed cells of `fine` (fine.active: mg_listed) */
     MG_SMOOTH,        /* fine.x = omega fine.b / diag */
     MG_RESIDUAL,      /* fine.t = fine.b - A fine.x */
     MG_SWEEP,         /* fine.t = fine.x + omega (fine.b - A fine.x) / diag: a Jacobi step, the new
@@ -104,8 +114,16 @@ HD static inline int mg_stencil_rows(const mg_grid *g)
     return g->dim == 3 ? w * w : w;
 }
 
-/* How many elements a kind's loop runs over. */
-HD static inline int64_t mg_range(const mg_args *m)
+/* The kinds whose element e is the cell fine.active[e]: a level's cells without unknowns hold x = t
+ * = 0 (list_cells clears them), which no loop over the listed cells changes. */
+HD static inline int mg_listed(int kind)
+{
+    return kind == MG_SMOOTH || kind == MG_RESIDUAL || kind == MG_SWEEP || kind == MG_PROLONG;
+}
+
+/* How many elements a kind's loop runs over, at most: a listed kind's bound is the level's cells,
+ * which the host knows without reading the count from the backend's memory. */
+HD static inline int64_t mg_range_bound(const mg_args *m)
 {
     switch (m->kind) {
     case MG_FINE_PRODUCT: case MG_FINE_SMOOTH: case MG_FINE_RESIDUAL: case MG_FINE_CORRECT: case MG_FINE_PROLONG:
@@ -120,6 +138,13 @@ HD static inline int64_t mg_range(const mg_args *m)
     default:
         return m->coarse.ncells;
     }
+}
+
+/* How many elements a kind's loop runs over: a listed kind's count read where the backend keeps it
+ * (host memory on the CPU; on the GPU, from device code only). */
+HD static inline int64_t mg_range(const mg_args *m)
+{
+    return mg_listed(m->kind) ? *m->fine.nactive : mg_range_bound(m);
 }
 
 /* ---- grid geometry -------------------------------------------------------------------------- */
@@ -143,9 +168,23 @@ HD static inline int mg_entry(const mg_grid *g, const int o[3])
     return (o[0] + g->reach) + w * ((o[1] + g->reach) + (g->dim == 3 ? w * (o[2] + g->reach) : 0));
 }
 
+/* Where entry s of cell c's stencil lies in a. */
+HD static inline int64_t mg_at(const mg_grid *g, int64_t c, int s)
+{
+    return c * g->nst + s;
+}
+
+/* The diagonal as the set-up writes it (MG_FIRST_LEVEL, MG_GALERKIN): a cell's centre entry. */
+HD static inline real mg_centre(const mg_grid *g, int64_t c)
+{
+    return g->a[mg_at(g, c, g->nst / 2)];
+}
+
+/* The diagonal once the level is listed (list_cells): contiguous, for the loops that read one cell's
+ * diagonal a thread. */
 HD static inline real mg_diagonal(const mg_grid *g, int64_t c)
 {
-    return g->a[(int64_t)(g->nst / 2) * g->ncells + c];
+    return g->d[c];
 }
 
 HD static inline int mg_inside(const mg_grid *g, const int q[3])
@@ -275,13 +314,14 @@ HD static inline void mg_row_partials_into(const mg_args *m, int64_t i, real *ou
 }
 
 /* Entry s of cell c of P^T A P on the first level: the partials of slot s of the particles of c
- * summed. One element per (entry, cell), cells fastest: a warp reads consecutive particles' partials
- * and writes consecutive cells' entries. */
+ * summed. One element per (cell, entry), entries fastest (e = mg_at(c, s)): a warp writes
+ * consecutive entries, each thread reading its slot's partials of the cell's particles, which are
+ * consecutive. */
 HD static inline void mg_first_level(const mg_args *m, int64_t e)
 {
     const mg_grid *g = &m->coarse;
-    const int s = (int)(e / g->ncells);
-    const int64_t c = e - (int64_t)s * g->ncells;
+    const int64_t c = e / g->nst;
+    const int s = (int)(e - c * g->nst);
     const real *p = m->partial + s * m->A.stride;
     real sum = R(0.0);
     for (int32_t i = m->cell_start[c]; i < m->cell_start[c + 1]; ++i)
@@ -289,42 +329,93 @@ HD static inline void mg_first_level(const mg_args *m, int64_t e)
     g->a[e] = sum;
 }
 
-/* sum over the stencil entries s of a level of coef[s * stride] v[c + offset(s)]: a cell level's
- * row (coef its a at cell c) or a particle's row partials (coef at row i, c its cell). A non-zero
- * coefficient has its cell inside the grid, so the neighbour is the linear offset alone. The entries
- * go line by line (the 2 reach + 1 offsets along x), in the same order on every backend. A kernel
- * loads a line whole before summing it, so a GPU thread waits for two loads a line instead of two an
- * entry (the cell levels at 217k particles were bound by that latency: a residual on 4,300 cells took
- * as long as on 33,000); the CPU, whose caches and prefetch hide it, sums the line as it reads it
- * (the staged form took its cell levels from 9-12 to 13-19 ms a step at 3e4 particles). */
+/* Line q of a level's stencil at cell c added to sum: the entries s = q w .. q w + w - 1 (w = 2 reach
+ * + 1 offsets along x, x increasing) of coef[s * stride] v[c + offset(s)], where coef is a cell
+ * level's a at cell c or a particle's row partials (coef at row i, c its cell); q = (oz + reach) w +
+ * (oy + reach). A non-zero coefficient has its cell inside the grid, so the neighbour is the linear
+ * offset alone, and a zero one's neighbour is not read. A kernel loads the line whole before summing
+ * it, so a GPU thread waits for two loads a line instead of two an entry (the cell levels at 217k
+ * particles were bound by that latency: a residual on 4,300 cells took as long as on 33,000); the
+ * CPU, whose caches and prefetch hide it, sums the line as it reads it (the staged form took its
+ * cell levels from 9-12 to 13-19 ms a step at 3e4 particles). The same order on every backend. */
+HD static inline real mg_line_add(const mg_grid *g, int64_t c, int q, const real *coef, int64_t stride, const real *v,
+                                  real sum)
+{
+    const int r = g->reach, w = 2 * r + 1;
+    const int oy = q % w - r, oz = g->dim == 3 ? q / w - r : 0;
+    const int64_t first = c - r + (int64_t)g->n[0] * (oy + (int64_t)g->n[1] * oz); /* the neighbour at ox = -r */
+    const int s = q * w;
+#ifdef __CUDA_ARCH__
+    enum { W = 2 * MG_MAX_REACH + 1 }; /* the widest line, unrolled into registers */
+    real a[W], x[W];
+    SL_UNROLL for (int k = 0; k < W; ++k)
+        a[k] = k < w ? coef[(int64_t)(s + k) * stride] : R(0.0);
+    SL_UNROLL for (int k = 0; k < W; ++k)
+        x[k] = a[k] != R(0.0) ? v[first + k] : R(0.0);
+    SL_UNROLL for (int k = 0; k < W; ++k)
+        if (a[k] != R(0.0))
+            sum += a[k] * x[k];
+#else
+    for (int k = 0; k < w; ++k) {
+        const real a = coef[(int64_t)(s + k) * stride];
+        if (a != R(0.0))
+            sum += a * v[first + k];
+    }
+#endif
+    return sum;
+}
+
+/* The whole stencil's sum, line after line into one running sum: a particle's row partials
+ * (mg_fine_post), one thread a particle. */
 HD static inline real mg_stencil_sum(const mg_grid *g, int64_t c, const real *coef, int64_t stride, const real *v)
 {
-    const int r = g->reach, rz = g->dim == 3 ? r : 0, w = 2 * r + 1;
-    const int64_t n0 = g->n[0], plane = (int64_t)g->n[0] * g->n[1];
+    const int lines = mg_stencil_rows(g);
     real sum = R(0.0);
-    int s = 0;
-    for (int oz = -rz; oz <= rz; ++oz)
-        for (int oy = -r; oy <= r; ++oy, s += w) {
-            const int64_t first = c - r + n0 * oy + plane * oz; /* the line's neighbour at ox = -r */
-#ifdef __CUDA_ARCH__
-            enum { W = 2 * MG_MAX_REACH + 1 }; /* the widest line, unrolled into registers */
-            real a[W], x[W];
-            SL_UNROLL for (int k = 0; k < W; ++k)
-                a[k] = k < w ? coef[(int64_t)(s + k) * stride] : R(0.0);
-            SL_UNROLL for (int k = 0; k < W; ++k)
-                x[k] = a[k] != R(0.0) ? v[first + k] : R(0.0);
-            SL_UNROLL for (int k = 0; k < W; ++k)
-                if (a[k] != R(0.0))
-                    sum += a[k] * x[k];
-#else
-            for (int k = 0; k < w; ++k) {
-                const real a = coef[(int64_t)(s + k) * stride];
-                if (a != R(0.0))
-                    sum += a * v[first + k];
-            }
-#endif
-        }
+    for (int q = 0; q < lines; ++q)
+        sum = mg_line_add(g, c, q, coef, stride, v, sum);
     return sum;
+}
+
+/* ---- a cell level's product in lanes ---------------------------------------------------------- */
+
+/* A cell level's product (A v)_c is summed in g->lanes parts, lane j taking lines j, j + lanes, ...
+ * into a running sum of its own, and the parts folded pairwise (mg_fold). On the GPU each lane is a
+ * thread and the fold goes by shuffles, so a cell's 25 lines (reach 2) cost a thread two waits for
+ * memory instead of fifty where the level has too few unknowns to hide that latency with other cells
+ * (SPHERIC Test 2 at 217k particles: about 30,000 of level 0's 255,000 cells); where it has many, one
+ * lane a cell reads less (docs/performance.md). The backend chooses the lanes (list_cells); the CPU
+ * takes one. Any lanes give the same sum up to the order of its additions. */
+enum { MG_MAX_LANES = 32 }; /* a warp */
+
+/* The most lanes a level's product can use: its stencil's lines rounded up to a power of two, at
+ * most a warp. */
+HD static inline int mg_lanes(const mg_grid *g)
+{
+    const int lines = mg_stencil_rows(g);
+    int lanes = 1;
+    while (lanes < lines && lanes < MG_MAX_LANES)
+        lanes *= 2;
+    return lanes;
+}
+
+/* Lane `lane`'s part of (A v)_c. */
+HD static inline real mg_lane_sum(const mg_grid *g, int64_t c, const real *v, int lane, int lanes)
+{
+    const int lines = mg_stencil_rows(g);
+    real sum = R(0.0);
+    for (int q = lane; q < lines; q += lanes)
+        sum = mg_line_add(g, c, q, g->a + mg_at(g, c, 0), 1, v, sum);
+    return sum;
+}
+
+/* The parts folded: part[i] += part[i + half] for i < half, half = lanes / 2, lanes / 4, ... 1; the
+ * GPU's shuffles down add in the same pairs and order. */
+HD static inline real mg_fold(real *part, int lanes)
+{
+    for (int half = lanes / 2; half > 0; half /= 2)
+        for (int i = 0; i < half; ++i)
+            part[i] += part[i + half];
+    return part[0];
 }
 
 /* The V-cycle's particle loops after the coarse correction, in one: with z1 the Jacobi step before
@@ -404,10 +495,14 @@ HD static inline void mg_fine_restrict_smoothed(const mg_args *m, int64_t c)
 
 /* ---- cell levels ------------------------------------------------------------------------------ */
 
-/* (A v)_c on a level: its stencil's row of cell c. */
+/* (A v)_c on a level: its stencil's row of cell c, in g->lanes parts (mg_lane_sum, mg_fold). */
 HD static inline real mg_level_product(const mg_grid *g, int64_t c, const real *v)
 {
-    return mg_stencil_sum(g, c, g->a + c, g->ncells, v);
+    real part[MG_MAX_LANES];
+    const int lanes = g->lanes > 1 ? g->lanes : 1;
+    for (int j = 0; j < lanes; ++j)
+        part[j] = mg_lane_sum(g, c, v, j, lanes);
+    return mg_fold(part, lanes);
 }
 
 /* The cell of the next level holding cell q of this one. */
@@ -445,14 +540,15 @@ HD static inline void mg_fine_offsets(const mg_grid *f, int d, int q, int k, int
 
 /* Entry s of coarse cell kc of P^T A P: the entries of kc's children at the fine offsets whose cells
  * have their parent at kc's neighbour of entry s. An empty child (no unknowns: a zero diagonal) is
- * skipped, which is most cells where the domain holds air. One element per (entry, coarse cell),
- * cells fastest: each writes its own entry, coalesced, and the first merge (about 16,000 coarse
- * cells at 10^6 particles) still fills the GPU (27 times that many elements). */
+ * skipped, which is most cells where the domain holds air. One element per (coarse cell, entry),
+ * entries fastest (e = mg_at(kc, s)): each writes its own entry, coalesced, the threads of a cell
+ * read the same children's stencils, and the first merge (about 16,000 coarse cells at 10^6
+ * particles) still fills the GPU (27 times that many elements). */
 HD static inline void mg_galerkin(const mg_args *m, int64_t e)
 {
     const mg_grid *f = &m->fine, *g = &m->coarse;
-    const int s = (int)(e / g->ncells);
-    const int64_t kc = e - (int64_t)s * g->ncells;
+    const int64_t kc = e / g->nst;
+    const int s = (int)(e - kc * g->nst);
     int k[3], lo[3], hi[3], q[3], oc[3];
     const int w = 2 * g->reach + 1, fw = 2 * f->reach + 1;
     oc[0] = s % w - g->reach;
@@ -474,10 +570,43 @@ HD static inline void mg_galerkin(const mg_args *m, int64_t e)
                     for (int oy = olo[1]; oy <= ohi[1]; ++oy)
                         for (int ox = olo[0]; ox <= ohi[0]; ++ox) {
                             const int fs = (ox + f->reach) + fw * ((oy + f->reach) + (f->dim == 3 ? fw * (oz + f->reach) : 0));
-                            sum += f->a[fs * f->ncells + c];
+                            sum += f->a[mg_at(f, c, fs)];
                         }
             }
     g->a[e] = sum;
+}
+
+/* A listed kind's lanes: its product's (MG_RESIDUAL, MG_SWEEP), else 1. */
+HD static inline int mg_listed_lanes(const mg_args *m)
+{
+    return (m->kind == MG_RESIDUAL || m->kind == MG_SWEEP) && m->fine.lanes > 1 ? m->fine.lanes : 1;
+}
+
+/* A listed kind at cell c (an unknown of `fine`), given ax = (A fine.x)_c where the kind needs it. */
+HD static inline void mg_listed_finish(const mg_args *m, int kind, int64_t c, real ax)
+{
+    const mg_grid *g = &m->fine;
+    const real d = mg_diagonal(g, c);
+    switch (kind) {
+    case MG_SMOOTH:
+        g->x[c] = m->omega * g->b[c] / d;
+        break;
+    case MG_RESIDUAL:
+        g->t[c] = g->b[c] - ax;
+        break;
+    case MG_SWEEP: /* MG_RESIDUAL's residual, unstored, then the weighted correction */
+        g->t[c] = g->x[c] + m->omega * (g->b[c] - ax) / d;
+        break;
+    case MG_PROLONG: {
+        int q[3], p[3];
+        mg_coords(g, c, q);
+        mg_parent(g, q, p);
+        g->x[c] += m->alpha * m->coarse.x[mg_index(&m->coarse, p)];
+        break;
+    }
+    default:
+        break;
+    }
 }
 
 /* ---- one element of any kind ------------------------------------------------------------------ */
@@ -530,33 +659,10 @@ HD static inline void mg_element(const mg_args *m, int kind, int64_t e)
     case MG_FIRST_LEVEL:
         mg_first_level(m, e);
         break;
-    case MG_SMOOTH: {
-        real d = mg_diagonal(&m->fine, e);
-        m->fine.x[e] = d != R(0.0) ? m->omega * m->fine.b[e] / d : R(0.0);
-        break;
-    }
-    case MG_RESIDUAL: {
-        real d = mg_diagonal(&m->fine, e);
-        m->fine.t[e] = d != R(0.0) ? m->fine.b[e] - mg_level_product(&m->fine, e, m->fine.x) : R(0.0);
-        break;
-    }
-    case MG_SWEEP: { /* MG_RESIDUAL's residual, unstored, then the weighted correction */
-        real d = mg_diagonal(&m->fine, e);
-        if (d != R(0.0)) {
-            const real t = m->fine.b[e] - mg_level_product(&m->fine, e, m->fine.x);
-            m->fine.t[e] = m->fine.x[e] + m->omega * t / d;
-        } else {
-            m->fine.t[e] = m->fine.x[e];
-        }
-        break;
-    }
-    case MG_PROLONG: {
-        if (mg_diagonal(&m->fine, e) == R(0.0))
-            break;
-        int q[3], p[3];
-        mg_coords(&m->fine, e, q);
-        mg_parent(&m->fine, q, p);
-        m->fine.x[e] += m->alpha * m->coarse.x[mg_index(&m->coarse, p)];
+    case MG_SMOOTH: case MG_RESIDUAL: case MG_SWEEP: case MG_PROLONG: { /* e: a listed cell */
+        const int64_t c = m->fine.active[e];
+        const int product = kind == MG_RESIDUAL || kind == MG_SWEEP;
+        mg_listed_finish(m, kind, c, product ? mg_level_product(&m->fine, c, m->fine.x) : R(0.0));
         break;
     }
     case MG_RESTRICT: {

@@ -1,10 +1,16 @@
 /* cuda_multigrid.cu: the CUDA backend's multigrid primitives (backend.mg): one kernel per kind over
  * the elements of core/multigrid_ops.h, the arithmetic the CPU loops run. */
+/* CUB before our headers: base/real.h's R() macro breaks its templates */
+#include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
 #include "cuda_state.h"
 
 #include "gpu_check.h"
 
+
 #include <stdlib.h>
+#include <string.h>
 
 namespace {
 
@@ -14,6 +20,92 @@ __global__ void k_mg(const mg_args m, int64_t n)
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += stride)
         mg_element(&m, KIND, e);
+}
+
+/* A listed kind's loop (mg_listed) over fine.active, the threads numbered from `thread` with stride
+ * `threads` (a multiple of 32): mg_listed_lanes consecutive threads a cell, each summing its lane
+ * of the product (mg_lane_sum), folded by shuffles down in mg_fold's pairs into the group's first,
+ * which finishes the cell. A group's threads go round the loop together, so each shuffle names its
+ * own group's lanes alone. */
+__device__ void listed_loop(const mg_args *m, int64_t thread, int64_t threads)
+{
+    const mg_grid *g = &m->fine;
+    const int lanes = mg_listed_lanes(m), lane = (int)(thread % lanes);
+    const int product = m->kind == MG_RESIDUAL || m->kind == MG_SWEEP;
+    const unsigned group = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u) << ((threadIdx.x & 31u) & ~(unsigned)(lanes - 1));
+    const int64_t count = *g->nactive;
+    for (int64_t e = thread / lanes; e < count; e += threads / lanes) {
+        const int64_t c = g->active[e];
+        real ax = R(0.0);
+        if (product) {
+            ax = mg_lane_sum(g, c, g->x, lane, lanes);
+            for (int half = lanes / 2; half > 0; half /= 2)
+                ax += __shfl_down_sync(group, ax, half, lanes);
+        }
+        if (lane == 0)
+            mg_listed_finish(m, m->kind, c, ax);
+    }
+}
+
+/* The listed kinds on their own: a grid of at most a few waves, since the count is on the device and
+ * the cells with unknowns are far fewer than the level's box (the grid is sized by the box). */
+__global__ void k_mg_listed(const mg_args m)
+{
+    listed_loop(&m, (int64_t)blockIdx.x * blockDim.x + threadIdx.x, (int64_t)gridDim.x * blockDim.x);
+}
+
+/* The listed cells of a level: whether c has an unknown (its diagonal, once copied out). */
+struct has_unknown {
+    mg_grid g;
+    __device__ bool operator()(int32_t c) const { return mg_diagonal(&g, c) != R(0.0); }
+};
+
+/* The start of a level's listing: its diagonal copied out of the stencils, x = t = 0. */
+__global__ void k_list_prepare(const mg_grid g)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; c < g.ncells; c += stride) {
+        g.d[c] = mg_centre(&g, c);
+        g.x[c] = R(0.0);
+        g.t[c] = R(0.0);
+    }
+}
+
+/* A small level's whole listing in one block (k_list_prepare's work, then the cells with unknowns
+ * compacted in order by a block-wide scan, a block's width of cells at a time): one launch where a
+ * large level takes three (the coarse levels are listed at every set-up, seven levels at 217k
+ * particles). */
+enum { LIST_BLOCK_THREADS = 1024, LIST_BLOCK_CELLS = 8192 };
+
+__global__ void __launch_bounds__(LIST_BLOCK_THREADS) k_list_block(const mg_grid g)
+{
+    typedef cub::BlockScan<int, LIST_BLOCK_THREADS> block_scan;
+    __shared__ typename block_scan::TempStorage scratch;
+    __shared__ int listed;
+    if (threadIdx.x == 0)
+        listed = 0;
+    __syncthreads();
+    for (int64_t first = 0; first < g.ncells; first += LIST_BLOCK_THREADS) {
+        const int64_t c = first + threadIdx.x;
+        int unknown = 0;
+        if (c < g.ncells) {
+            const real d = mg_centre(&g, c);
+            g.d[c] = d;
+            g.x[c] = R(0.0);
+            g.t[c] = R(0.0);
+            unknown = d != R(0.0);
+        }
+        int at, total;
+        block_scan(scratch).ExclusiveSum(unknown, at, total);
+        if (unknown)
+            g.active[listed + at] = (int32_t)c;
+        __syncthreads(); /* every thread has read `listed`; the scan's scratch is free again */
+        if (threadIdx.x == 0)
+            listed += total;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        *g.nactive = listed;
 }
 
 /* A sequence of small loops in one block, in order, a barrier after each: the coarse end of the
@@ -42,9 +134,13 @@ __global__ void __launch_bounds__(MG_BLOCK_THREADS) k_mg_block(const mg_args *op
         __syncthreads();
         for (int k = 0; k < chunk; ++k) {
             const mg_args *m = &held[k];
-            const int64_t n = mg_range(m);
-            for (int64_t e = threadIdx.x; e < n; e += blockDim.x)
-                mg_element(m, m->kind, e);
+            if (mg_listed(m->kind)) {
+                listed_loop(m, threadIdx.x, blockDim.x);
+            } else {
+                const int64_t n = mg_range(m);
+                for (int64_t e = threadIdx.x; e < n; e += blockDim.x)
+                    mg_element(m, m->kind, e);
+            }
             __syncthreads();
         }
     }
@@ -97,13 +193,22 @@ __global__ void k_longest_row(const int32_t *count, size_t n, int32_t *longest)
         atomicMax(longest, most);
 }
 
+/* Blocks for a listed kind's loop: the level's (list_cells), a product's times its lanes. */
+unsigned listed_blocks(const mg_args &m)
+{
+    const size_t blocks = (size_t)(m.fine.blocks > 0 ? m.fine.blocks : 1) * (size_t)mg_listed_lanes(&m);
+    return (unsigned)(blocks < GPU_MAX_BLOCKS ? blocks : GPU_MAX_BLOCKS);
+}
+
 int launch(const mg_args &m, cudaStream_t stream, sl_err *err)
 {
-    const int64_t n = mg_range(&m);
+    const int64_t n = mg_range_bound(&m);
     if (n <= 0)
         return SL_OK;
     const unsigned blocks = gpu_blocks_for((size_t)n);
-    switch (m.kind) {
+    if (mg_listed(m.kind)) {
+        k_mg_listed<<<listed_blocks(m), GPU_THREADS, 0, stream>>>(m);
+    } else switch (m.kind) {
 #define MG_LAUNCH(K)                                                                                \
     case K:                                                                                         \
         k_mg<K><<<blocks, GPU_THREADS, 0, stream>>>(m, n);                                          \
@@ -124,10 +229,6 @@ int launch(const mg_args &m, cudaStream_t stream, sl_err *err)
         break;
         MG_LAUNCH(MG_FINE_POST)
         MG_LAUNCH(MG_FIRST_LEVEL)
-        MG_LAUNCH(MG_SMOOTH)
-        MG_LAUNCH(MG_RESIDUAL)
-        MG_LAUNCH(MG_SWEEP)
-        MG_LAUNCH(MG_PROLONG)
         MG_LAUNCH(MG_RESTRICT)
         MG_LAUNCH(MG_GALERKIN)
 #undef MG_LAUNCH
@@ -238,7 +339,7 @@ int launch_recorded(sim *s, void *ctx)
     sl_err err;
     for (int k = 0; k < st->mg_nops;) {
         int e = k;
-        while (e < st->mg_nops && mg_range(&st->mg_ops[e]) <= st->mg_block_max)
+        while (e < st->mg_nops && mg_range_bound(&st->mg_ops[e]) <= st->mg_block_max)
             ++e;
         if (e - k >= 2) {
             k_mg_block<<<1, MG_BLOCK_THREADS, 0, st->mg_stream>>>(st->mg_ops_dev + k, e - k);
@@ -290,7 +391,8 @@ int cuda_mg_replay(sim *s, const void *key, long generation, int (*record)(sim *
     if (st->mg_graph_off)
         return record(s, ctx);
     sl_err err;
-    if (!st->mg_graph || st->mg_graph_key != key || st->mg_graph_generation != generation) {
+    if (!st->mg_graph || st->mg_graph_key != key || st->mg_graph_generation != generation || st->mg_reshaped) {
+        st->mg_reshaped = 0;
         if (st->mg_graph)
             cudaGraphExecDestroy(st->mg_graph);
         st->mg_graph = NULL;
@@ -323,6 +425,97 @@ int cuda_mg_replay(sim *s, const void *key, long generation, int (*record)(sim *
         return SL_ERR_RUNTIME;
     }
     return SL_OK;
+}
+
+/* The threads the device holds at once, times SLUICE_MG_WAVES (a measurement knob; 2). */
+int64_t listed_threads_wanted(void)
+{
+    static int64_t wanted = 0;
+    if (!wanted) {
+        const char *v = getenv("SLUICE_MG_WAVES");
+        const long waves = v && strtol(v, NULL, 10) > 0 ? strtol(v, NULL, 10) : 2;
+        int dev = 0, sms = 0, threads = 0;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev);
+        wanted = (int64_t)waves * (sms > 0 ? sms : 1) * (threads > 0 ? threads : 2048);
+    }
+    return wanted;
+}
+
+/* Whether a level's shape depends on its count: not where all its cells at the most lanes make no
+ * more threads than wanted (the coarse levels), whose counts are then not copied back at all. */
+int listed_shape_counts(const mg_grid *g)
+{
+    return g->ncells * mg_lanes(g) > listed_threads_wanted();
+}
+
+/* How the listed loops of a level run, from its count at the last set-up (the count of this one is
+ * on the device; a stale one costs speed, not correctness, since the loops stride over the count):
+ * the fewest lanes a cell (at most the stencil's, SLUICE_MG_LANES a measurement cap) that make the
+ * threads wanted, so a dense level keeps one thread a cell and a sparse one splits each cell's
+ * latency; and blocks for a quarter more cells than counted, rounded up to a power of two so that
+ * the graph is captured again only when the count moves far. Changing either makes the next replay
+ * capture again. */
+void choose_listed_shape(cuda_sim *st, mg_grid *g, int level)
+{
+    const int64_t counted = listed_shape_counts(g) && level < MG_MAX_LEVELS ? st->mg_counts[level] : 0;
+    const int64_t cells = counted > 0 ? counted : g->ncells;
+    const char *cap_env = getenv("SLUICE_MG_LANES");
+    int most = mg_lanes(g);
+    if (cap_env && strtol(cap_env, NULL, 10) > 0 && strtol(cap_env, NULL, 10) < most)
+        most = (int)strtol(cap_env, NULL, 10);
+    int lanes = 1;
+    while (2 * lanes <= most && cells * lanes < listed_threads_wanted())
+        lanes *= 2;
+    int64_t blocks = 1;
+    while (blocks * GPU_THREADS < cells + cells / 4 && blocks < (int64_t)GPU_MAX_BLOCKS)
+        blocks *= 2;
+    if (lanes != g->lanes || blocks != g->blocks)
+        st->mg_reshaped = 1;
+    g->lanes = lanes;
+    g->blocks = (int)blocks;
+}
+
+int list_cells(sim *s, cuda_sim *st, mg_grid *g, int level, sl_err *err)
+{
+    if (!st->mg_counts) {
+        GPU_TRY(cudaMallocHost(&st->mg_counts, MG_MAX_LEVELS * sizeof(int32_t)), err);
+        memset(st->mg_counts, 0, MG_MAX_LEVELS * sizeof(int32_t));
+    }
+    choose_listed_shape(st, g, level);
+    cuda_timer_start(s);
+    if (g->ncells <= LIST_BLOCK_CELLS) {
+        k_list_block<<<1, LIST_BLOCK_THREADS>>>(*g);
+    } else {
+        k_list_prepare<<<gpu_blocks_for((size_t)g->ncells), GPU_THREADS>>>(*g);
+        thrust::counting_iterator<int32_t> cells(0);
+        has_unknown pick = {*g};
+        size_t bytes = 0;
+        GPU_TRY(cub::DeviceSelect::If(NULL, bytes, cells, g->active, g->nactive, (int)g->ncells, pick), err);
+        int rc = gpu_scratch_reserve(&st->mg_select, bytes, err);
+        if (rc)
+            return rc;
+        GPU_TRY(cub::DeviceSelect::If(st->mg_select.ptr, bytes, cells, g->active, g->nactive, (int)g->ncells, pick),
+                err);
+    }
+    if (listed_shape_counts(g) && level < MG_MAX_LEVELS) /* read at the next set-up (pinned: the copy does not wait) */
+        GPU_TRY(cudaMemcpyAsync(st->mg_counts + level, g->nactive, sizeof(int32_t), cudaMemcpyDeviceToHost), err);
+    cuda_timer_stop(s, "mg.setup", NULL);
+    GPU_LAUNCHED("the listing of the cells with unknowns", err);
+    return SL_OK;
+}
+
+int cuda_mg_list_cells(sim *s, mg_grid *g, int level)
+{
+    cuda_sim *st = state_of(s);
+    if (st->last_error[0])
+        return SL_ERR_RUNTIME;
+    sl_err err;
+    int rc = list_cells(s, st, g, level, &err);
+    if (rc)
+        cuda_remember_error(s, &err);
+    return rc;
 }
 
 int longest_row(cuda_sim *st, const sparse_ell *A, size_t n, int32_t *longest, sl_err *err)
@@ -358,6 +551,7 @@ extern "C" const backend_mg_hooks cuda_mg_hooks = {
     cuda_mg_run,
     cuda_mg_longest_row,
     cuda_mg_replay,
+    cuda_mg_list_cells,
     3, /* row_group_shift */
     1, /* hybrid_cycle */
 };

@@ -62,7 +62,10 @@ typedef struct cuda_sim {
     mg_args *mg_ops_dev;     /* the same on the device: the small loops' operands for k_mg_block */
     int mg_ops_dev_cap;
     int64_t mg_block_max;    /* loops over at most this many elements run in one block together */
+    int32_t *mg_counts;      /* each level's listed cells at the last set-up (pinned host memory) */
+    int mg_reshaped;         /* a level's listed loops changed shape: capture the cycle again */
     gpu_scratch scratch;
+    gpu_scratch mg_select;   /* DeviceSelect's temporary storage for the multigrid's listed cells */
     gpu_scratch halo_stage;  /* the MPI halo's values on their way to or from the host (cuda_halo.cu) */
     gpu_scratch halo_routes; /* select's routes, by destination at the end: read by fetch, remove and plan */
     gpu_scratch halo_index;  /* the drop and remove's places and order; the lists fetch and remove upload */

@@ -248,8 +248,10 @@ void cuda_release(sim *s)
     if (st->mg_stream)
         cudaStreamDestroy(st->mg_stream);
     free(st->mg_ops);
+    cudaFreeHost(st->mg_counts);
     cudaFree(st->mg_ops_dev);
     gpu_scratch_free(&st->scratch);
+    gpu_scratch_free(&st->mg_select);
     gpu_scratch_free(&st->halo_stage);
     gpu_scratch_free(&st->halo_index);
     gpu_scratch_free(&st->halo_routes);

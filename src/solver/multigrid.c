@@ -38,6 +38,9 @@ static void free_levels(sim *s, multigrid *mg)
         h->free(s, g->b);
         h->free(s, g->x);
         h->free(s, g->t);
+        h->free(s, g->active);
+        h->free(s, g->nactive);
+        h->free(s, g->d);
     }
     h->free(s, mg->row_sums);
     mg->row_sums = NULL;
@@ -80,10 +83,11 @@ static size_t partials_bytes(size_t rows, const mg_grid *first) /* the row parti
     return rows * ((size_t)first->nst * sizeof(real) + sizeof(int32_t));
 }
 
-static size_t level_bytes(const mg_grid *g, int with_row_sums) /* a, b, x, t (and the first's row sums) */
+/* a, b, x, t, d (and the first's row sums), the listed cells */
+static size_t level_bytes(const mg_grid *g, int with_row_sums)
 {
     size_t per_cell = (size_t)g->nst + 3 + (with_row_sums ? (size_t)mg_stencil_rows(g) : 0);
-    return (size_t)g->ncells * per_cell * sizeof(real);
+    return (size_t)g->ncells * ((per_cell + 1) * sizeof(real) + sizeof(int32_t)) + sizeof(int32_t);
 }
 
 size_t multigrid_bytes(const multigrid *mg)
@@ -203,12 +207,15 @@ static int alloc_levels(sim *s, multigrid *mg, sl_err *err)
         g.b = g.a ? s->be->mg->alloc(s, nc * sizeof(real), err) : NULL;
         g.x = g.b ? s->be->mg->alloc(s, nc * sizeof(real), err) : NULL;
         g.t = g.x ? s->be->mg->alloc(s, nc * sizeof(real), err) : NULL;
+        g.active = g.t ? s->be->mg->alloc(s, nc * sizeof(int32_t), err) : NULL;
+        g.nactive = g.active ? s->be->mg->alloc(s, sizeof(int32_t), err) : NULL;
+        g.d = g.nactive ? s->be->mg->alloc(s, nc * sizeof(real), err) : NULL;
         mg->level[l] = g;
         mg->nlevels = l + 1;
         mg->generation++;
-        if (l == 0 && g.t)
+        if (l == 0 && g.d)
             mg->row_sums = s->be->mg->alloc(s, nc * (size_t)mg_stencil_rows(&g) * sizeof(real), err);
-        if (!g.t || !mg->row_sums) {
+        if (!g.d || !mg->row_sums) {
             free_levels(s, mg);
             return out_of_room(s, "cell levels", level_bytes(&g, l == 0), err);
         }
@@ -271,12 +278,14 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
     m.coarse = mg->level[0];
     m.partial = mg->partial;
     m.cell_unknown = mg->cell_unknown;
-    if (!(rc = run(s, &m, MG_CELL_UNKNOWN, mg->diag, -1, -1, -1)) && !(rc = run(s, &m, MG_ROW_PARTIALS, mg->diag, -1, -1, -1)))
-        rc = run(s, &m, MG_FIRST_LEVEL, mg->diag, -1, -1, -1);
+    if (!(rc = run(s, &m, MG_CELL_UNKNOWN, mg->diag, -1, -1, -1)) && !(rc = run(s, &m, MG_ROW_PARTIALS, mg->diag, -1, -1, -1)) &&
+        !(rc = run(s, &m, MG_FIRST_LEVEL, mg->diag, -1, -1, -1)))
+        rc = s->be->mg->list_cells(s, &mg->level[0], 0);
     for (int l = 0; l + 1 < mg->nlevels && !rc; ++l) {
         m.fine = mg->level[l];
         m.coarse = mg->level[l + 1];
-        rc = run_level(s, &m, MG_GALERKIN);
+        if (!(rc = run_level(s, &m, MG_GALERKIN)))
+            rc = s->be->mg->list_cells(s, &mg->level[l + 1], l + 1);
     }
     if (rc)
         return sim_backend_error(s, err) ? SL_ERR_RUNTIME : sl_fail(err, SL_ERR_RUNTIME, "multigrid: set-up failed");

@@ -16,8 +16,6 @@
 
 struct sim;
 
-enum { MG_MAX_LEVELS = 16 };
-
 /* What the preconditioner does on the particles (multigrid_precondition). */
 enum mg_cycle { MG_CYCLE_V, MG_CYCLE_HYBRID };
 
