@@ -308,11 +308,13 @@ dam_break_2d)
     else
         echo "ok   balance: cuts at columns $first, at 0.3 s $last; largest rank over the mean $spread"
     fi
-    # the balance by work (the default): the cuts follow the ranks' measured time per step. A fluid
-    # particle costs more than a wall particle, so the count-balanced cuts leave the ranks' work
-    # apart by more than DOMAIN_TIME_IMBALANCE here (the ranks' timed work differed by 10% or more in
-    # every try on 2 cores), and the run must still be the one-rank run within the 2000-step bound.
-    SLUICE_MPI_BALANCE=time "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --backend cpu \
+    # the balance by work (the default): the cuts follow the ranks' measured time per step, and the
+    # run must still be the one-rank run within the 2000-step bound. A fluid particle costs more than
+    # a wall particle, so the count-balanced cuts usually leave the ranks' work 10% or more apart on
+    # 2 cores, but not always (session 23: 0.8775 against 0.8749 ms, 0.15% over the mean, under the
+    # default threshold of 3%, and the cuts did not move); a threshold of 0.01% makes any measured
+    # difference move them, so the case tests the mechanism, not the machine's timings.
+    SLUICE_MPI_IMBALANCE=1.0001 SLUICE_MPI_BALANCE=time "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --backend cpu \
         --out by_work --until 0.08 --threads 1 >/dev/null 2>work.err || { echo "FAIL 2 ranks balanced by work"; cat work.err; exit 1; }
     agree "2D, 2 ranks balanced by work, to 0.08 s" "one_$(echo "dam_break_2d.cfg --until 0.08" | tr -c 'a-zA-Z0-9\n' _)" \
         by_work 1e-3
