@@ -61,18 +61,23 @@ enum mg_kind {
     MG_FINE_POST_ZERO, /* the same from out = 0 (the hybrid cycle: work is r) */
     /* over the cells of `coarse`, from the particles */
     MG_FINE_RESTRICT, /* coarse.b[c] = sum of work over the particles of cell c */
-    MG_FINE_RESTRICT_ROWS,     /* scratch: (P^T A work) by stencil row (dy, dz), from the partials */
-    MG_FINE_RESTRICT_SMOOTHED, /* coarse.b = P^T in - the rows' sums: P^T (in - A work) (work = S in) */
-    MG_FIRST_LEVEL,   /* coarse.a = P^T A P, from the row partials (over the entries of `coarse`) */
+    MG_FINE_RESTRICT_ROWS,     /* scratch: (P^T A work) by stencil row (dy, dz), from the partials
+                                * (over the listed cells of `coarse`, mg_listed_coarse) */
+    MG_FINE_RESTRICT_SMOOTHED, /* coarse.b = P^T in - the rows' sums: P^T (in - A work) (work = S in;
+                                * over the listed cells of `coarse`) */
+    MG_FIRST_DIAGONAL, /* coarse.a's centre entries (the diagonal) of P^T A P, from the row partials */
+    MG_FIRST_LEVEL,   /* coarse.a = P^T A P, from the row partials (over the entries of the listed
+                       * cells of `coarse`: the others' stencils are never read) */
     /* over the listed cells of `fine` (fine.active: mg_listed) */
     MG_SMOOTH,        /* fine.x = omega fine.b / diag */
     MG_RESIDUAL,      /* fine.t = fine.b - A fine.x */
     MG_SWEEP,         /* fine.t = fine.x + omega (fine.b - A fine.x) / diag: a Jacobi step, the new
                        * iterate written beside the old (the caller swaps x and t) */
     MG_PROLONG,       /* fine.x[c] += alpha coarse.x[parent of c] */
-    /* over the cells of `coarse` */
+    /* over the listed cells of `coarse` */
     MG_RESTRICT,      /* coarse.b[c] = sum of fine.t over the children of c */
-    MG_GALERKIN,      /* coarse.a = P^T fine.a P (over the entries of `coarse`) */
+    MG_GALERKIN_DIAGONAL, /* coarse.a's centre entries of P^T fine.a P */
+    MG_GALERKIN,      /* coarse.a = P^T fine.a P (over the entries of the listed cells of `coarse`) */
     MG_KINDS
 };
 
@@ -102,7 +107,9 @@ static inline const char *mg_kind_label(int kind)
     case MG_FINE_PROLONG: case MG_FINE_RESTRICT: return "mg.fine_transfer";
     case MG_FINE_POST: case MG_FINE_POST_ZERO: return "mg.fine_post";
     case MG_FINE_RESTRICT_ROWS: case MG_FINE_RESTRICT_SMOOTHED: return "mg.fine_restrict";
-    case MG_CELL_UNKNOWN: case MG_ROW_PARTIALS: case MG_FIRST_LEVEL: case MG_GALERKIN: return "mg.setup";
+    case MG_CELL_UNKNOWN: case MG_ROW_PARTIALS: case MG_FIRST_DIAGONAL: case MG_FIRST_LEVEL:
+    case MG_GALERKIN_DIAGONAL: case MG_GALERKIN:
+        return "mg.setup";
     default: return "mg.levels";
     }
 }
@@ -119,6 +126,24 @@ HD static inline int mg_stencil_rows(const mg_grid *g)
 HD static inline int mg_listed(int kind)
 {
     return kind == MG_SMOOTH || kind == MG_RESIDUAL || kind == MG_SWEEP || kind == MG_PROLONG;
+}
+
+/* The kinds that run over the listed cells of `coarse`, a few elements a cell: the restrictions
+ * (b is read at the listed cells alone) and the coarse operators' entries, whose loops over every cell of the box were mostly
+ * cells without unknowns. The coarse operators' diagonals come first, over every cell, so that the
+ * level can be listed (list_cells) before its other entries are computed. */
+HD static inline int mg_listed_coarse(int kind)
+{
+    return kind == MG_FINE_RESTRICT_ROWS || kind == MG_FINE_RESTRICT_SMOOTHED || kind == MG_FIRST_LEVEL ||
+           kind == MG_GALERKIN || kind == MG_RESTRICT;
+}
+
+/* A listed-coarse kind's elements a listed cell. */
+HD static inline int mg_listed_coarse_per_cell(const mg_args *m)
+{
+    return m->kind == MG_FINE_RESTRICT_ROWS ? mg_stencil_rows(&m->coarse)
+           : m->kind == MG_FIRST_LEVEL || m->kind == MG_GALERKIN ? m->coarse.nst
+                                                                   : 1;
 }
 
 /* How many elements a kind's loop runs over, at most: a listed kind's bound is the level's cells,
@@ -144,7 +169,11 @@ HD static inline int64_t mg_range_bound(const mg_args *m)
  * (host memory on the CPU; on the GPU, from device code only). */
 HD static inline int64_t mg_range(const mg_args *m)
 {
-    return mg_listed(m->kind) ? *m->fine.nactive : mg_range_bound(m);
+    if (mg_listed(m->kind))
+        return *m->fine.nactive;
+    if (mg_listed_coarse(m->kind))
+        return *m->coarse.nactive * mg_listed_coarse_per_cell(m);
+    return mg_range_bound(m);
 }
 
 /* ---- grid geometry -------------------------------------------------------------------------- */
@@ -314,19 +343,17 @@ HD static inline void mg_row_partials_into(const mg_args *m, int64_t i, real *ou
 }
 
 /* Entry s of cell c of P^T A P on the first level: the partials of slot s of the particles of c
- * summed. One element per (cell, entry), entries fastest (e = mg_at(c, s)): a warp writes
- * consecutive entries, each thread reading its slot's partials of the cell's particles, which are
- * consecutive. */
-HD static inline void mg_first_level(const mg_args *m, int64_t e)
+ * summed. One element per (listed cell, entry), entries fastest (MG_FIRST_LEVEL), or per cell for
+ * the centre entry (MG_FIRST_DIAGONAL): a warp writes consecutive entries, each thread reading its
+ * slot's partials of the cell's particles, which are consecutive. */
+HD static inline void mg_first_level_entry(const mg_args *m, int64_t c, int s)
 {
     const mg_grid *g = &m->coarse;
-    const int64_t c = e / g->nst;
-    const int s = (int)(e - c * g->nst);
     const real *p = m->partial + s * m->A.stride;
     real sum = R(0.0);
     for (int32_t i = m->cell_start[c]; i < m->cell_start[c + 1]; ++i)
         sum += p[i];
-    g->a[e] = sum;
+    g->a[mg_at(g, c, s)] = sum;
 }
 
 /* Line q of a level's stencil at cell c added to sum: the entries s = q w .. q w + w - 1 (w = 2 reach
@@ -441,22 +468,20 @@ HD static inline void mg_fine_post(const mg_args *m, int64_t i, int from_zero)
 /* The restriction of the hybrid cycle without a product of the rows: P^T (in - A work) with work =
  * S in (S = omega / diag, MG_FINE_SMOOTH's), (P^T A work)_c = ((A P)^T work)_c gathered from the rows'
  * partials: the particles i of each cell c' within reach of c, partial i's entry at c's offset from
- * c', times work_i. One element per cell and stencil row (dy, dz) (e = row x cells + c: a thread per
- * cell read its whole stencil one run after another, bound by latency), its sum into scratch[e];
- * the row's cells c' are consecutive, so their particles' bounds are read together first (clamped
+ * c', times work_i. One element per listed cell c (the cells with unknowns: b of the others is
+ * not read) and stencil row (dy, dz) (e = row x listed + the cell's place in the list: a thread per
+ * cell read its whole stencil one run after another, bound by latency), its sum into scratch[row x
+ * cells + c]; the row's cells c' are consecutive, so their particles' bounds are read together first (clamped
  * to the grid: a bound outside makes an empty range; cells across the grid's x edge are margin
  * cells, empty, as mg_level_product relies on). */
 HD static inline void mg_fine_restrict_row(const mg_args *m, int64_t e)
 {
     const mg_grid *g = &m->coarse;
     const int r = g->reach, w = 2 * r + 1;
-    const int q = (int)(e / g->ncells);
-    const int64_t c = e - (int64_t)q * g->ncells;
+    const int64_t listed = *g->nactive;
+    const int q = (int)(e / listed);
+    const int64_t c = g->active[e - (int64_t)q * listed];
     const int oy = q % w - r, oz = g->dim == 3 ? q / w - r : 0;
-    if (mg_diagonal(g, c) == R(0.0)) { /* no unknown in c: P has no column for it, b_c is not read */
-        m->scratch[e] = R(0.0);
-        return;
-    }
     const int64_t first = c - (int64_t)g->n[0] * (oy + (int64_t)g->n[1] * oz) - r; /* cells first .. first + 2r */
     int32_t bound[2 * MG_MAX_REACH + 2];
     for (int k = 0; k <= w; ++k) {
@@ -470,7 +495,7 @@ HD static inline void mg_fine_restrict_row(const mg_args *m, int64_t e)
         for (int32_t i = bound[k]; i < bound[k + 1]; ++i)
             sum += part[i] * m->work[i];
     }
-    m->scratch[e] = sum;
+    m->scratch[(int64_t)q * g->ncells + c] = sum;
 }
 
 /* v summed over cell c's unknowns (P^T v). */
@@ -483,9 +508,10 @@ HD static inline real mg_cell_sum(const mg_args *m, int64_t c, const real *v)
     return sum;
 }
 
-/* b_c = (P^T in)_c minus the stencil rows' sums, in row order. */
-HD static inline void mg_fine_restrict_smoothed(const mg_args *m, int64_t c)
+/* b_c = (P^T in)_c minus the stencil rows' sums, in row order, for the e-th listed cell c. */
+HD static inline void mg_fine_restrict_smoothed(const mg_args *m, int64_t e)
 {
+    const int64_t c = m->coarse.active[e];
     const int rows = mg_stencil_rows(&m->coarse);
     real sum = R(0.0);
     for (int q = 0; q < rows; ++q)
@@ -540,15 +566,13 @@ HD static inline void mg_fine_offsets(const mg_grid *f, int d, int q, int k, int
 
 /* Entry s of coarse cell kc of P^T A P: the entries of kc's children at the fine offsets whose cells
  * have their parent at kc's neighbour of entry s. An empty child (no unknowns: a zero diagonal) is
- * skipped, which is most cells where the domain holds air. One element per (coarse cell, entry),
- * entries fastest (e = mg_at(kc, s)): each writes its own entry, coalesced, the threads of a cell
- * read the same children's stencils, and the first merge (about 16,000 coarse cells at 10^6
- * particles) still fills the GPU (27 times that many elements). */
-HD static inline void mg_galerkin(const mg_args *m, int64_t e)
+ * skipped, which is most cells where the domain holds air. One element per (listed coarse cell,
+ * entry), entries fastest (MG_GALERKIN), or per coarse cell for the centre entry
+ * (MG_GALERKIN_DIAGONAL): each writes its own entry, coalesced, and the threads of a cell read the
+ * same children's stencils. */
+HD static inline void mg_galerkin_entry(const mg_args *m, int64_t kc, int s)
 {
     const mg_grid *f = &m->fine, *g = &m->coarse;
-    const int64_t kc = e / g->nst;
-    const int s = (int)(e - kc * g->nst);
     int k[3], lo[3], hi[3], q[3], oc[3];
     const int w = 2 * g->reach + 1, fw = 2 * f->reach + 1;
     oc[0] = s % w - g->reach;
@@ -573,7 +597,7 @@ HD static inline void mg_galerkin(const mg_args *m, int64_t e)
                             sum += f->a[mg_at(f, c, fs)];
                         }
             }
-    g->a[e] = sum;
+    g->a[mg_at(g, kc, s)] = sum;
 }
 
 /* A listed kind's lanes: its product's (MG_RESIDUAL, MG_SWEEP), else 1. */
@@ -656,8 +680,11 @@ HD static inline void mg_element(const mg_args *m, int kind, int64_t e)
     case MG_FINE_RESTRICT_SMOOTHED:
         mg_fine_restrict_smoothed(m, e);
         break;
-    case MG_FIRST_LEVEL:
-        mg_first_level(m, e);
+    case MG_FIRST_DIAGONAL:
+        mg_first_level_entry(m, e, m->coarse.nst / 2);
+        break;
+    case MG_FIRST_LEVEL: /* e: a listed cell's entry */
+        mg_first_level_entry(m, m->coarse.active[e / m->coarse.nst], (int)(e % m->coarse.nst));
         break;
     case MG_SMOOTH: case MG_RESIDUAL: case MG_SWEEP: case MG_PROLONG: { /* e: a listed cell */
         const int64_t c = m->fine.active[e];
@@ -666,19 +693,23 @@ HD static inline void mg_element(const mg_args *m, int kind, int64_t e)
         break;
     }
     case MG_RESTRICT: {
+        const int64_t c = m->coarse.active[e]; /* e: a listed cell */
         int k[3], lo[3], hi[3], q[3];
-        mg_coords(&m->coarse, e, k);
+        mg_coords(&m->coarse, c, k);
         mg_children(&m->fine, k, lo, hi);
         real sum = R(0.0);
         for (q[2] = lo[2]; q[2] <= hi[2]; ++q[2])
             for (q[1] = lo[1]; q[1] <= hi[1]; ++q[1])
                 for (q[0] = lo[0]; q[0] <= hi[0]; ++q[0])
                     sum += m->fine.t[mg_index(&m->fine, q)];
-        m->coarse.b[e] = sum;
+        m->coarse.b[c] = sum;
         break;
     }
-    case MG_GALERKIN:
-        mg_galerkin(m, e);
+    case MG_GALERKIN_DIAGONAL:
+        mg_galerkin_entry(m, e, m->coarse.nst / 2);
+        break;
+    case MG_GALERKIN: /* e: a listed cell's entry */
+        mg_galerkin_entry(m, m->coarse.active[e / m->coarse.nst], (int)(e % m->coarse.nst));
         break;
     default:
         break;

@@ -22,6 +22,16 @@ __global__ void k_mg(const mg_args m, int64_t n)
         mg_element(&m, KIND, e);
 }
 
+/* The same over a count on the device: the kinds over the listed cells of `coarse`
+ * (mg_listed_coarse). */
+template <int KIND>
+__global__ void k_mg_counted(const mg_args m)
+{
+    const int64_t n = mg_range(&m), stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += stride)
+        mg_element(&m, KIND, e);
+}
+
 /* A listed kind's loop (mg_listed) over fine.active, the threads numbered from `thread` with stride
  * `threads` (a multiple of 32): mg_listed_lanes consecutive threads a cell, each summing its lane
  * of the product (mg_lane_sum), folded by shuffles down in mg_fold's pairs into the group's first,
@@ -200,6 +210,14 @@ unsigned listed_blocks(const mg_args &m)
     return (unsigned)(blocks < GPU_MAX_BLOCKS ? blocks : GPU_MAX_BLOCKS);
 }
 
+/* Blocks for a kind over the listed cells of `coarse` (mg_listed_coarse): the level's blocks a cell
+ * (list_cells) times the kind's elements a cell. */
+unsigned listed_coarse_blocks(const mg_args &m)
+{
+    const size_t blocks = (size_t)(m.coarse.blocks > 0 ? m.coarse.blocks : 1) * (size_t)mg_listed_coarse_per_cell(&m);
+    return (unsigned)(blocks < GPU_MAX_BLOCKS ? blocks : GPU_MAX_BLOCKS);
+}
+
 int launch(const mg_args &m, cudaStream_t stream, sl_err *err)
 {
     const int64_t n = mg_range_bound(&m);
@@ -219,18 +237,30 @@ int launch(const mg_args &m, cudaStream_t stream, sl_err *err)
         MG_LAUNCH(MG_FINE_CORRECT)
         MG_LAUNCH(MG_FINE_PROLONG)
         MG_LAUNCH(MG_FINE_RESTRICT)
-        MG_LAUNCH(MG_FINE_RESTRICT_ROWS)
+    case MG_FINE_RESTRICT_ROWS:
+        k_mg_counted<MG_FINE_RESTRICT_ROWS><<<listed_coarse_blocks(m), GPU_THREADS, 0, stream>>>(m);
+        break;
+    case MG_FIRST_LEVEL:
+        k_mg_counted<MG_FIRST_LEVEL><<<listed_coarse_blocks(m), GPU_THREADS, 0, stream>>>(m);
+        break;
+    case MG_GALERKIN:
+        k_mg_counted<MG_GALERKIN><<<listed_coarse_blocks(m), GPU_THREADS, 0, stream>>>(m);
+        break;
         MG_LAUNCH(MG_CELL_UNKNOWN)
-        MG_LAUNCH(MG_FINE_RESTRICT_SMOOTHED)
+    case MG_FINE_RESTRICT_SMOOTHED:
+        k_mg_counted<MG_FINE_RESTRICT_SMOOTHED><<<listed_coarse_blocks(m), GPU_THREADS, 0, stream>>>(m);
+        break;
         MG_LAUNCH(MG_FINE_POST_ZERO)
     case MG_ROW_PARTIALS:
         if (launch_row_partials(m, stream, err))
             return SL_ERR_RUNTIME;
         break;
         MG_LAUNCH(MG_FINE_POST)
-        MG_LAUNCH(MG_FIRST_LEVEL)
-        MG_LAUNCH(MG_RESTRICT)
-        MG_LAUNCH(MG_GALERKIN)
+        MG_LAUNCH(MG_FIRST_DIAGONAL)
+        MG_LAUNCH(MG_GALERKIN_DIAGONAL)
+    case MG_RESTRICT:
+        k_mg_counted<MG_RESTRICT><<<listed_coarse_blocks(m), GPU_THREADS, 0, stream>>>(m);
+        break;
 #undef MG_LAUNCH
     default:
         return gpu_fail_input(err, "multigrid: unknown loop kind %d", m.kind);

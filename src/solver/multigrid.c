@@ -23,6 +23,9 @@ void multigrid_init(multigrid *mg, int diag_field)
     if (sweeps && *sweeps >= '1' && *sweeps <= '4' && !sweeps[1])
         mg->level_sweeps = *sweeps - '0';
     mg->coarsest_cells = 8;
+    const char *coarsest = getenv("SLUICE_MG_COARSEST"); /* a measurement knob: the coarsest level's cells */
+    if (coarsest && strtol(coarsest, NULL, 10) > 0)
+        mg->coarsest_cells = (int)strtol(coarsest, NULL, 10);
     mg->diag = diag_field;
     /* 2 x 2 x 2 cells into one: merging 3 or 4 per axis takes fewer levels but more iterations,
      * slower on the H200 at 217k and 1M particles (docs/performance.md) */
@@ -278,14 +281,20 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
     m.coarse = mg->level[0];
     m.partial = mg->partial;
     m.cell_unknown = mg->cell_unknown;
+    /* each level: its diagonal over every cell, its listing (list_cells), then its listed cells'
+     * other entries */
     if (!(rc = run(s, &m, MG_CELL_UNKNOWN, mg->diag, -1, -1, -1)) && !(rc = run(s, &m, MG_ROW_PARTIALS, mg->diag, -1, -1, -1)) &&
-        !(rc = run(s, &m, MG_FIRST_LEVEL, mg->diag, -1, -1, -1)))
-        rc = s->be->mg->list_cells(s, &mg->level[0], 0);
+        !(rc = run(s, &m, MG_FIRST_DIAGONAL, mg->diag, -1, -1, -1)) && !(rc = s->be->mg->list_cells(s, &mg->level[0], 0))) {
+        m.coarse = mg->level[0]; /* its listing's shape */
+        rc = run(s, &m, MG_FIRST_LEVEL, mg->diag, -1, -1, -1);
+    }
     for (int l = 0; l + 1 < mg->nlevels && !rc; ++l) {
         m.fine = mg->level[l];
         m.coarse = mg->level[l + 1];
-        if (!(rc = run_level(s, &m, MG_GALERKIN)))
-            rc = s->be->mg->list_cells(s, &mg->level[l + 1], l + 1);
+        if ((rc = run_level(s, &m, MG_GALERKIN_DIAGONAL)) || (rc = s->be->mg->list_cells(s, &mg->level[l + 1], l + 1)))
+            break;
+        m.coarse = mg->level[l + 1];
+        rc = run_level(s, &m, MG_GALERKIN);
     }
     if (rc)
         return sim_backend_error(s, err) ? SL_ERR_RUNTIME : sl_fail(err, SL_ERR_RUNTIME, "multigrid: set-up failed");
