@@ -8,7 +8,6 @@
 
 #include "gpu_check.h"
 
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,25 +230,21 @@ int launch(const mg_args &m, cudaStream_t stream, sl_err *err)
     case K:                                                                                         \
         k_mg<K><<<blocks, GPU_THREADS, 0, stream>>>(m, n);                                          \
         break;
+#define MG_LAUNCH_COUNTED(K)                                                                        \
+    case K:                                                                                         \
+        k_mg_counted<K><<<listed_coarse_blocks(m), GPU_THREADS, 0, stream>>>(m);                    \
+        break;
         MG_LAUNCH(MG_FINE_PRODUCT)
         MG_LAUNCH(MG_FINE_SMOOTH)
         MG_LAUNCH(MG_FINE_RESIDUAL)
         MG_LAUNCH(MG_FINE_CORRECT)
         MG_LAUNCH(MG_FINE_PROLONG)
         MG_LAUNCH(MG_FINE_RESTRICT)
-    case MG_FINE_RESTRICT_ROWS:
-        k_mg_counted<MG_FINE_RESTRICT_ROWS><<<listed_coarse_blocks(m), GPU_THREADS, 0, stream>>>(m);
-        break;
-    case MG_FIRST_LEVEL:
-        k_mg_counted<MG_FIRST_LEVEL><<<listed_coarse_blocks(m), GPU_THREADS, 0, stream>>>(m);
-        break;
-    case MG_GALERKIN:
-        k_mg_counted<MG_GALERKIN><<<listed_coarse_blocks(m), GPU_THREADS, 0, stream>>>(m);
-        break;
+        MG_LAUNCH_COUNTED(MG_FINE_RESTRICT_ROWS)
+        MG_LAUNCH_COUNTED(MG_FIRST_LEVEL)
+        MG_LAUNCH_COUNTED(MG_GALERKIN)
         MG_LAUNCH(MG_CELL_UNKNOWN)
-    case MG_FINE_RESTRICT_SMOOTHED:
-        k_mg_counted<MG_FINE_RESTRICT_SMOOTHED><<<listed_coarse_blocks(m), GPU_THREADS, 0, stream>>>(m);
-        break;
+        MG_LAUNCH_COUNTED(MG_FINE_RESTRICT_SMOOTHED)
         MG_LAUNCH(MG_FINE_POST_ZERO)
     case MG_ROW_PARTIALS:
         if (launch_row_partials(m, stream, err))
@@ -258,10 +253,9 @@ int launch(const mg_args &m, cudaStream_t stream, sl_err *err)
         MG_LAUNCH(MG_FINE_POST)
         MG_LAUNCH(MG_FIRST_DIAGONAL)
         MG_LAUNCH(MG_GALERKIN_DIAGONAL)
-    case MG_RESTRICT:
-        k_mg_counted<MG_RESTRICT><<<listed_coarse_blocks(m), GPU_THREADS, 0, stream>>>(m);
-        break;
+        MG_LAUNCH_COUNTED(MG_RESTRICT)
 #undef MG_LAUNCH
+#undef MG_LAUNCH_COUNTED
     default:
         return gpu_fail_input(err, "multigrid: unknown loop kind %d", m.kind);
     }
