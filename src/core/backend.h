@@ -119,9 +119,6 @@ typedef struct backend_mg_hooks {
      * listed loops, mg_listed, then touch the listed cells alone) and sets g->lanes and g->blocks.
      * Run once the level's operator is built. An error is kept for take_error and returned. */
     int (*list_cells)(struct sim *s, mg_grid *g, int level);
-    /* Level `level`'s count of listed cells as the host can read it without waiting: the last
-     * listing's on the CPU, the one before on the GPU (copied back without a wait); -1 when none. */
-    int64_t (*listed_seen)(struct sim *s, const mg_grid *g, int level);
     /* The assembled rows' layout the backend's loops read fastest (sparse_ell.shift): 3 on the GPU
      * (a thread's 8 entries in one sector), 0 on the CPU (column-major: its products were 43%
      * slower in groups, docs/performance.md). */

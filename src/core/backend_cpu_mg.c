@@ -81,12 +81,6 @@ static int cpu_mg_list_cells(sim *s, mg_grid *g, int level)
     return SL_OK;
 }
 
-static int64_t cpu_mg_listed_seen(sim *s, const mg_grid *g, int level)
-{
-    (void)s, (void)level;
-    return *g->nactive;
-}
-
 const backend_mg_hooks cpu_mg_hooks = {
     .alloc = cpu_mg_alloc,
     .free = cpu_mg_free,
@@ -94,7 +88,6 @@ const backend_mg_hooks cpu_mg_hooks = {
     .longest_row = cpu_mg_longest_row,
     .replay = cpu_mg_replay,
     .list_cells = cpu_mg_list_cells,
-    .listed_seen = cpu_mg_listed_seen,
     .row_group_shift = 0,
     .hybrid_cycle = 0,
 };

@@ -468,7 +468,7 @@ int64_t listed_threads_wanted(void)
 }
 
 /* Whether a level's shape depends on its count: not where all its cells at the most lanes make no
- * more threads than wanted (the coarse levels). */
+ * more threads than wanted (the coarse levels), whose counts are then not copied back at all. */
 int listed_shape_counts(const mg_grid *g)
 {
     return g->ncells * mg_lanes(g) > listed_threads_wanted();
@@ -505,8 +505,7 @@ int list_cells(sim *s, cuda_sim *st, mg_grid *g, int level, sl_err *err)
 {
     if (!st->mg_counts) {
         GPU_TRY(cudaMallocHost(&st->mg_counts, MG_MAX_LEVELS * sizeof(int32_t)), err);
-        for (int l = 0; l < MG_MAX_LEVELS; ++l)
-            st->mg_counts[l] = -1; /* none yet */
+        memset(st->mg_counts, 0, MG_MAX_LEVELS * sizeof(int32_t));
     }
     choose_listed_shape(st, g, level);
     cuda_timer_start(s);
@@ -524,7 +523,7 @@ int list_cells(sim *s, cuda_sim *st, mg_grid *g, int level, sl_err *err)
         GPU_TRY(cub::DeviceSelect::If(st->mg_select.ptr, bytes, cells, g->active, g->nactive, (int)g->ncells, pick),
                 err);
     }
-    if (level < MG_MAX_LEVELS) /* read at the next set-up (pinned memory: the copy does not wait) */
+    if (listed_shape_counts(g) && level < MG_MAX_LEVELS) /* read at the next set-up (pinned: the copy does not wait) */
         GPU_TRY(cudaMemcpyAsync(st->mg_counts + level, g->nactive, sizeof(int32_t), cudaMemcpyDeviceToHost), err);
     cuda_timer_stop(s, "mg.setup", NULL);
     GPU_LAUNCHED("the listing of the cells with unknowns", err);
@@ -541,13 +540,6 @@ int cuda_mg_list_cells(sim *s, mg_grid *g, int level)
     if (rc)
         cuda_remember_error(s, &err);
     return rc;
-}
-
-int64_t cuda_mg_listed_seen(sim *s, const mg_grid *g, int level)
-{
-    (void)g;
-    const cuda_sim *st = state_of(s);
-    return st->mg_counts && level >= 0 && level < MG_MAX_LEVELS ? st->mg_counts[level] : -1;
 }
 
 int longest_row(cuda_sim *st, const sparse_ell *A, size_t n, int32_t *longest, sl_err *err)
@@ -584,7 +576,6 @@ extern "C" const backend_mg_hooks cuda_mg_hooks = {
     cuda_mg_longest_row,
     cuda_mg_replay,
     cuda_mg_list_cells,
-    cuda_mg_listed_seen,
     3, /* row_group_shift */
     1, /* hybrid_cycle */
 };

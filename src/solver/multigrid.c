@@ -26,14 +26,6 @@ void multigrid_init(multigrid *mg, int diag_field)
     const char *coarsest = getenv("SLUICE_MG_COARSEST"); /* a measurement knob: the coarsest level's cells */
     if (coarsest && strtol(coarsest, NULL, 10) > 0)
         mg->coarsest_cells = (int)strtol(coarsest, NULL, 10);
-    /* 32 cells with unknowns: SPHERIC Test 2 with MPS at 3e4 particles runs 4 levels of 6 on the CPU
-     * (7.6 iterations a step against 7.5; 64 cells: 3 levels, 8.0); at 217k particles 5 of 7, the 1M
-     * box 6 of 7, where a coarsest level by the box's cells (512) cost the box 8.8 -> 10.0 iterations
-     * a step (docs/performance.md) */
-    mg->coarsest_listed = 32;
-    const char *listed = getenv("SLUICE_MG_COARSEST_LISTED"); /* a measurement knob */
-    if (listed && strtol(listed, NULL, 10) >= 0 && *listed)
-        mg->coarsest_listed = (int)strtol(listed, NULL, 10);
     mg->diag = diag_field;
     /* 2 x 2 x 2 cells into one: merging 3 or 4 per axis takes fewer levels but more iterations,
      * slower on the H200 at 217k and 1M particles (docs/performance.md) */
@@ -55,7 +47,7 @@ static void free_levels(sim *s, multigrid *mg)
     }
     h->free(s, mg->row_sums);
     mg->row_sums = NULL;
-    mg->nlevels = mg->used = mg->built = 0;
+    mg->nlevels = 0;
 }
 
 static void free_rows(sim *s, multigrid *mg)
@@ -265,21 +257,6 @@ static void choose_cycle(const sim *s, multigrid *mg)
     mg->cycle = mg->post_partials && hybrid ? MG_CYCLE_HYBRID : MG_CYCLE_V;
 }
 
-/* The levels the cycle runs: down to the first level below the first with at most coarsest_listed
- * cells with unknowns at the last set-up (the backend's count, one set-up old on the GPU: a stale
- * count costs speed, not correctness), all of them before any set-up has listed them. */
-static int cycle_depth(sim *s, const multigrid *mg)
-{
-    if (mg->built == 0)
-        return mg->nlevels;
-    for (int l = 1; l < mg->nlevels; ++l) {
-        const int64_t seen = s->be->mg->listed_seen(s, &mg->level[l], l);
-        if (seen >= 0 && seen <= mg->coarsest_listed)
-            return l + 1;
-    }
-    return mg->nlevels;
-}
-
 int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
 {
     int rc;
@@ -297,12 +274,6 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
         if (!mg->cell_unknown)
             return out_of_room(s, "row partials", partials_bytes(mg->rows, &mg->level[0]), err);
     }
-    const int used = cycle_depth(s, mg);
-    if (used != mg->used) { /* another cycle: the backend's replay records it again */
-        mg->used = used;
-        mg->generation++;
-    }
-    mg->built = used < mg->nlevels ? used + 1 : used;
     mg_args m;
     memset(&m, 0, sizeof m);
     m.A = mg->A;
@@ -317,7 +288,7 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
         m.coarse = mg->level[0]; /* its listing's shape */
         rc = run(s, &m, MG_FIRST_LEVEL, mg->diag, -1, -1, -1);
     }
-    for (int l = 0; l + 1 < mg->built && !rc; ++l) {
+    for (int l = 0; l + 1 < mg->nlevels && !rc; ++l) {
         m.fine = mg->level[l];
         m.coarse = mg->level[l + 1];
         if ((rc = run_level(s, &m, MG_GALERKIN_DIAGONAL)) || (rc = s->be->mg->list_cells(s, &mg->level[l + 1], l + 1)))
@@ -349,7 +320,7 @@ static int jacobi_steps(sim *s, mg_args *m, int steps, int from_zero)
 /* Level l as the cycle leaves it: its x and t swapped once per MG_SWEEP (jacobi_steps). */
 static mg_grid solved_level(const multigrid *mg, int l)
 {
-    const int sweeps = l == mg->used - 1 ? mg->coarsest_sweeps - 1
+    const int sweeps = l == mg->nlevels - 1 ? mg->coarsest_sweeps - 1
                                             : (mg->level_sweeps - 1) + mg->level_sweeps;
     mg_grid g = mg->level[l];
     if (sweeps > 0 && sweeps % 2) {
@@ -364,7 +335,7 @@ static int cycle(sim *s, const multigrid *mg, mg_args *m, int l)
 {
     int rc;
     m->fine = mg->level[l];
-    if (l == mg->used - 1)
+    if (l == mg->nlevels - 1)
         return jacobi_steps(s, m, mg->coarsest_sweeps, 1);
     m->coarse = mg->level[l + 1];
     if ((rc = jacobi_steps(s, m, mg->level_sweeps, 1)) || (rc = run_level(s, m, MG_RESIDUAL)) ||

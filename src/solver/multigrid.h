@@ -25,9 +25,6 @@ typedef struct multigrid {
     real alpha;            /* scale of the coarse-grid correction */
     int coarsest_sweeps;   /* Jacobi sweeps on the coarsest level */
     int coarsest_cells;    /* coarsen until a level has at most this many cells */
-    int coarsest_listed;   /* the cycle stops at the first level with at most this many cells with
-                            * unknowns at the last set-up: a flow with much air has coarse levels that
-                            * are mostly empty boxes */
     int merge;             /* cells merged per axis from level 2 on (level 1 to 2: always 2) */
     int level_sweeps;      /* Jacobi steps before and after the coarse correction on the cell levels */
     int post_partials;     /* the particle loops after the coarse correction as one (MG_FINE_POST), its
@@ -47,10 +44,7 @@ typedef struct multigrid {
                             * level's cells), allocated with the levels */
     size_t partial_rows;
     /* cell levels: level[0] aggregates the particles of each neighbour cell */
-    int nlevels;           /* levels allocated */
-    int used;              /* levels the cycle runs (coarsest_listed), at most nlevels */
-    int built;             /* levels the last set-up built: used, and one more where there is one, so that
-                            * its count is known should the cycle need it next */
+    int nlevels;
     mg_grid level[MG_MAX_LEVELS];
     long generation;       /* changes whenever the levels are allocated (backend.mg.replay's key) */
     /* statistics (the set-up's time is in the profile: phase mg.setup, `sluice bench`) */
