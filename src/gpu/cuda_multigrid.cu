@@ -202,18 +202,11 @@ __global__ void k_longest_row(const int32_t *count, size_t n, int32_t *longest)
         atomicMax(longest, most);
 }
 
-/* Blocks for a listed kind's loop: the level's (list_cells), a product's times its lanes. */
-unsigned listed_blocks(const mg_args &m)
+/* Blocks for a loop over a level's listed cells: the level's blocks a cell (list_cells) times the
+ * loop's threads or elements a cell, within the grid's limit. */
+unsigned level_blocks(const mg_grid &g, int per_cell)
 {
-    const size_t blocks = (size_t)(m.fine.blocks > 0 ? m.fine.blocks : 1) * (size_t)mg_listed_lanes(&m);
-    return (unsigned)(blocks < GPU_MAX_BLOCKS ? blocks : GPU_MAX_BLOCKS);
-}
-
-/* Blocks for a kind over the listed cells of `coarse` (mg_listed_coarse): the level's blocks a cell
- * (list_cells) times the kind's elements a cell. */
-unsigned listed_coarse_blocks(const mg_args &m)
-{
-    const size_t blocks = (size_t)(m.coarse.blocks > 0 ? m.coarse.blocks : 1) * (size_t)mg_listed_coarse_per_cell(&m);
+    const size_t blocks = (size_t)(g.blocks > 0 ? g.blocks : 1) * (size_t)per_cell;
     return (unsigned)(blocks < GPU_MAX_BLOCKS ? blocks : GPU_MAX_BLOCKS);
 }
 
@@ -224,7 +217,7 @@ int launch(const mg_args &m, cudaStream_t stream, sl_err *err)
         return SL_OK;
     const unsigned blocks = gpu_blocks_for((size_t)n);
     if (mg_listed(m.kind)) {
-        k_mg_listed<<<listed_blocks(m), GPU_THREADS, 0, stream>>>(m);
+        k_mg_listed<<<level_blocks(m.fine, mg_listed_lanes(&m)), GPU_THREADS, 0, stream>>>(m);
     } else switch (m.kind) {
 #define MG_LAUNCH(K)                                                                                \
     case K:                                                                                         \
@@ -232,7 +225,7 @@ int launch(const mg_args &m, cudaStream_t stream, sl_err *err)
         break;
 #define MG_LAUNCH_COUNTED(K)                                                                        \
     case K:                                                                                         \
-        k_mg_counted<K><<<listed_coarse_blocks(m), GPU_THREADS, 0, stream>>>(m);                    \
+        k_mg_counted<K><<<level_blocks(m.coarse, mg_listed_coarse_per_cell(&m)), GPU_THREADS, 0, stream>>>(m); \
         break;
         MG_LAUNCH(MG_FINE_PRODUCT)
         MG_LAUNCH(MG_FINE_SMOOTH)
@@ -467,6 +460,18 @@ int64_t listed_threads_wanted(void)
     return wanted;
 }
 
+/* SLUICE_MG_LANES, a measurement knob: the most lanes a cell (0: the stencil's), read once. */
+int listed_lanes_cap(void)
+{
+    static int cap = -1;
+    if (cap < 0) {
+        const char *v = getenv("SLUICE_MG_LANES");
+        const long lanes = v ? strtol(v, NULL, 10) : 0;
+        cap = lanes > 0 && lanes <= MG_MAX_LANES ? (int)lanes : 0;
+    }
+    return cap;
+}
+
 /* Whether a level's shape depends on its count: not where all its cells at the most lanes make no
  * more threads than wanted (the coarse levels), whose counts are then not copied back at all. */
 int listed_shape_counts(const mg_grid *g)
@@ -485,10 +490,9 @@ void choose_listed_shape(cuda_sim *st, mg_grid *g, int level)
 {
     const int64_t counted = listed_shape_counts(g) && level < MG_MAX_LEVELS ? st->mg_counts[level] : 0;
     const int64_t cells = counted > 0 ? counted : g->ncells;
-    const char *cap_env = getenv("SLUICE_MG_LANES");
     int most = mg_lanes(g);
-    if (cap_env && strtol(cap_env, NULL, 10) > 0 && strtol(cap_env, NULL, 10) < most)
-        most = (int)strtol(cap_env, NULL, 10);
+    if (listed_lanes_cap() > 0 && listed_lanes_cap() < most)
+        most = listed_lanes_cap();
     int lanes = 1;
     while (2 * lanes <= most && cells * lanes < listed_threads_wanted())
         lanes *= 2;
