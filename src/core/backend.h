@@ -119,6 +119,11 @@ typedef struct backend_mg_hooks {
      * listed loops, mg_listed, then touch the listed cells alone) and sets g->lanes and g->blocks.
      * Run once the level's operator is built. An error is kept for take_error and returned. */
     int (*list_cells)(struct sim *s, mg_grid *g, int level);
+    /* Waits for the listings of levels [0, nlevels) and writes each one's count of listed cells into
+     * counts. The GPU then sets each level's lanes and blocks from these counts: the lanes set the
+     * order of a level's additions, so they come from this set-up alone and a restarted run repeats
+     * them. An error is kept for take_error and returned. */
+    int (*count_listed)(struct sim *s, mg_grid *levels, int nlevels, int64_t *counts);
     /* The assembled rows' layout the backend's loops read fastest (sparse_ell.shift): 3 on the GPU
      * (a thread's 8 entries in one sector), 0 on the CPU (column-major: its products were 43%
      * slower in groups, docs/performance.md). */

@@ -81,6 +81,14 @@ static int cpu_mg_list_cells(sim *s, mg_grid *g, int level)
     return SL_OK;
 }
 
+static int cpu_mg_count_listed(sim *s, mg_grid *levels, int nlevels, int64_t *counts)
+{
+    (void)s;
+    for (int l = 0; l < nlevels; ++l)
+        counts[l] = *levels[l].nactive;
+    return SL_OK;
+}
+
 const backend_mg_hooks cpu_mg_hooks = {
     .alloc = cpu_mg_alloc,
     .free = cpu_mg_free,
@@ -88,6 +96,7 @@ const backend_mg_hooks cpu_mg_hooks = {
     .longest_row = cpu_mg_longest_row,
     .replay = cpu_mg_replay,
     .list_cells = cpu_mg_list_cells,
+    .count_listed = cpu_mg_count_listed,
     .row_group_shift = 0,
     .hybrid_cycle = 0,
 };

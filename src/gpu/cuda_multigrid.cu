@@ -473,22 +473,23 @@ int listed_lanes_cap(void)
 }
 
 /* Whether a level's shape depends on its count: not where all its cells at the most lanes make no
- * more threads than wanted (the coarse levels), whose counts are then not copied back at all. */
+ * more threads than wanted (the coarse levels). */
 int listed_shape_counts(const mg_grid *g)
 {
     return g->ncells * mg_lanes(g) > listed_threads_wanted();
 }
 
-/* How the listed loops of a level run, from its count at the last set-up (the count of this one is
- * on the device; a stale one costs speed, not correctness, since the loops stride over the count):
- * the fewest lanes a cell (at most the stencil's, SLUICE_MG_LANES a measurement cap) that make the
- * threads wanted, so a dense level keeps one thread a cell and a sparse one splits each cell's
- * latency; and blocks for a quarter more cells than counted, rounded up to a power of two so that
- * the graph is captured again only when the count moves far. Changing either makes the next replay
- * capture again. */
+/* How the listed loops of a level run, from st->mg_counts[level] (list_cells: the last set-up's count,
+ * for the set-up's own loops, whose sums do not depend on it; count_listed: this set-up's, for the
+ * cycle; a stale count costs speed, not correctness, since the loops stride over the count on the
+ * device): the fewest lanes a cell (at most the stencil's, SLUICE_MG_LANES a measurement cap) that
+ * make the threads wanted, so a dense level keeps one thread a cell and a sparse one splits each
+ * cell's latency; and blocks for a quarter more cells than counted, rounded up to a power of two so
+ * that the graph is captured again only when the count moves far. Changing either makes the next
+ * replay capture again. */
 void choose_listed_shape(cuda_sim *st, mg_grid *g, int level)
 {
-    const int64_t counted = listed_shape_counts(g) && level < MG_MAX_LEVELS ? st->mg_counts[level] : 0;
+    const int64_t counted = listed_shape_counts(g) ? st->mg_counts[level] : 0;
     const int64_t cells = counted > 0 ? counted : g->ncells;
     int most = mg_lanes(g);
     if (listed_lanes_cap() > 0 && listed_lanes_cap() < most)
@@ -527,8 +528,8 @@ int list_cells(sim *s, cuda_sim *st, mg_grid *g, int level, sl_err *err)
         GPU_TRY(cub::DeviceSelect::If(st->mg_select.ptr, bytes, cells, g->active, g->nactive, (int)g->ncells, pick),
                 err);
     }
-    if (listed_shape_counts(g) && level < MG_MAX_LEVELS) /* read at the next set-up (pinned: the copy does not wait) */
-        GPU_TRY(cudaMemcpyAsync(st->mg_counts + level, g->nactive, sizeof(int32_t), cudaMemcpyDeviceToHost), err);
+    /* read by count_listed (pinned memory: the copy does not wait) */
+    GPU_TRY(cudaMemcpyAsync(st->mg_counts + level, g->nactive, sizeof(int32_t), cudaMemcpyDeviceToHost), err);
     cuda_timer_stop(s, "mg.setup", NULL);
     GPU_LAUNCHED("the listing of the cells with unknowns", err);
     return SL_OK;
@@ -541,6 +542,30 @@ int cuda_mg_list_cells(sim *s, mg_grid *g, int level)
         return SL_ERR_RUNTIME;
     sl_err err;
     int rc = list_cells(s, st, g, level, &err);
+    if (rc)
+        cuda_remember_error(s, &err);
+    return rc;
+}
+
+/* One wait for the listings' copies (list_cells), then each level shaped from this set-up's count. */
+int count_listed(sim *s, cuda_sim *st, mg_grid *levels, int nlevels, int64_t *counts, sl_err *err)
+{
+    (void)s;
+    GPU_TRY(cudaStreamSynchronize(0), err);
+    for (int l = 0; l < nlevels; ++l) {
+        counts[l] = st->mg_counts[l];
+        choose_listed_shape(st, &levels[l], l);
+    }
+    return SL_OK;
+}
+
+int cuda_mg_count_listed(sim *s, mg_grid *levels, int nlevels, int64_t *counts)
+{
+    cuda_sim *st = state_of(s);
+    if (st->last_error[0])
+        return SL_ERR_RUNTIME;
+    sl_err err;
+    int rc = count_listed(s, st, levels, nlevels, counts, &err);
     if (rc)
         cuda_remember_error(s, &err);
     return rc;
@@ -580,6 +605,7 @@ extern "C" const backend_mg_hooks cuda_mg_hooks = {
     cuda_mg_longest_row,
     cuda_mg_replay,
     cuda_mg_list_cells,
+    cuda_mg_count_listed,
     3, /* row_group_shift */
     1, /* hybrid_cycle */
 };

@@ -26,6 +26,13 @@ void multigrid_init(multigrid *mg, int diag_field)
     const char *coarsest = getenv("SLUICE_MG_COARSEST"); /* a measurement knob: the coarsest level's cells */
     if (coarsest && strtol(coarsest, NULL, 10) > 0)
         mg->coarsest_cells = (int)strtol(coarsest, NULL, 10);
+    /* 32 cells with unknowns: at 217k particles SPHERIC Test 2 with MPS runs 5 of 7 levels on the
+     * H200 with the same iterations, 5% faster a step; the 1M box 6 of 7 (a coarsest level by the
+     * box's cells, 512, cost the box 8.8 -> 10.0 iterations a step); docs/performance.md */
+    mg->coarsest_listed = 32;
+    const char *listed = getenv("SLUICE_MG_COARSEST_LISTED"); /* a measurement knob; 0: every level */
+    if (listed && *listed && strtol(listed, NULL, 10) >= 0)
+        mg->coarsest_listed = (int)strtol(listed, NULL, 10);
     mg->diag = diag_field;
     /* 2 x 2 x 2 cells into one: merging 3 or 4 per axis takes fewer levels but more iterations,
      * slower on the H200 at 217k and 1M particles (docs/performance.md) */
@@ -47,7 +54,7 @@ static void free_levels(sim *s, multigrid *mg)
     }
     h->free(s, mg->row_sums);
     mg->row_sums = NULL;
-    mg->nlevels = 0;
+    mg->nlevels = mg->used = 0;
 }
 
 static void free_rows(sim *s, multigrid *mg)
@@ -257,6 +264,17 @@ static void choose_cycle(const sim *s, multigrid *mg)
     mg->cycle = mg->post_partials && hybrid ? MG_CYCLE_HYBRID : MG_CYCLE_V;
 }
 
+/* The levels the cycle runs, from this set-up's counts of cells with unknowns (so a restarted run
+ * runs the same cycle): down to the first level after level 0 with at most coarsest_listed of them,
+ * every level where none has so few, or where coarsest_listed is 0. */
+static int cycle_depth(const multigrid *mg, const int64_t *counts)
+{
+    for (int l = 1; l < mg->nlevels && mg->coarsest_listed > 0; ++l)
+        if (counts[l] <= mg->coarsest_listed)
+            return l + 1;
+    return mg->nlevels;
+}
+
 int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
 {
     int rc;
@@ -296,6 +314,14 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
         m.coarse = mg->level[l + 1];
         rc = run_level(s, &m, MG_GALERKIN);
     }
+    int64_t counts[MG_MAX_LEVELS];
+    if (!rc && !(rc = s->be->mg->count_listed(s, mg->level, mg->nlevels, counts))) {
+        const int used = cycle_depth(mg, counts);
+        if (used != mg->used) { /* another cycle: the backend's replay records it again */
+            mg->used = used;
+            mg->generation++;
+        }
+    }
     if (rc)
         return sim_backend_error(s, err) ? SL_ERR_RUNTIME : sl_fail(err, SL_ERR_RUNTIME, "multigrid: set-up failed");
     return SL_OK;
@@ -320,7 +346,7 @@ static int jacobi_steps(sim *s, mg_args *m, int steps, int from_zero)
 /* Level l as the cycle leaves it: its x and t swapped once per MG_SWEEP (jacobi_steps). */
 static mg_grid solved_level(const multigrid *mg, int l)
 {
-    const int sweeps = l == mg->nlevels - 1 ? mg->coarsest_sweeps - 1
+    const int sweeps = l == mg->used - 1 ? mg->coarsest_sweeps - 1
                                             : (mg->level_sweeps - 1) + mg->level_sweeps;
     mg_grid g = mg->level[l];
     if (sweeps > 0 && sweeps % 2) {
@@ -335,7 +361,7 @@ static int cycle(sim *s, const multigrid *mg, mg_args *m, int l)
 {
     int rc;
     m->fine = mg->level[l];
-    if (l == mg->nlevels - 1)
+    if (l == mg->used - 1)
         return jacobi_steps(s, m, mg->coarsest_sweeps, 1);
     m->coarse = mg->level[l + 1];
     if ((rc = jacobi_steps(s, m, mg->level_sweeps, 1)) || (rc = run_level(s, m, MG_RESIDUAL)) ||

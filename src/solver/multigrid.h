@@ -25,6 +25,9 @@ typedef struct multigrid {
     real alpha;            /* scale of the coarse-grid correction */
     int coarsest_sweeps;   /* Jacobi sweeps on the coarsest level */
     int coarsest_cells;    /* coarsen until a level has at most this many cells */
+    int coarsest_listed;   /* the cycle stops at the first level after level 0 with at most this many
+                            * cells with unknowns at this set-up: a flow with much air has coarse levels
+                            * that are mostly empty boxes */
     int merge;             /* cells merged per axis from level 2 on (level 1 to 2: always 2) */
     int level_sweeps;      /* Jacobi steps before and after the coarse correction on the cell levels */
     int post_partials;     /* the particle loops after the coarse correction as one (MG_FINE_POST), its
@@ -44,9 +47,11 @@ typedef struct multigrid {
                             * level's cells), allocated with the levels */
     size_t partial_rows;
     /* cell levels: level[0] aggregates the particles of each neighbour cell */
-    int nlevels;
+    int nlevels;           /* levels allocated and built at every set-up */
+    int used;              /* levels the cycle runs (coarsest_listed), at most nlevels */
     mg_grid level[MG_MAX_LEVELS];
-    long generation;       /* changes whenever the levels are allocated (backend.mg.replay's key) */
+    long generation;       /* changes whenever the levels are allocated or the cycle's depth changes
+                            * (backend.mg.replay's key) */
     /* statistics (the set-up's time is in the profile: phase mg.setup, `sluice bench`) */
     int widenings;         /* times rows did not fit and were assembled again */
     int longest;           /* the longest row any assembly found (what the width must hold) */

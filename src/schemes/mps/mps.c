@@ -166,9 +166,9 @@ static void mps_summary(const sim *s, char *buf, unsigned long len)
     const mps_stats *st = &d->stats;
     char pre[200] = "Jacobi";
     if (d->use_mg)
-        snprintf(pre, sizeof pre, "multigrid, %d levels, rows of %d entries (the longest %d; widened %d times), %.0f MB "
-                 "(%.0f bytes per particle)",
-                 d->mg.nlevels, d->mg.A.width, d->mg.longest, d->mg.widenings, (double)multigrid_bytes(&d->mg) / 1e6,
+        snprintf(pre, sizeof pre, "multigrid, %d levels (the last cycle ran %d), rows of %d entries (the longest %d; "
+                 "widened %d times), %.0f MB (%.0f bytes per particle)",
+                 d->mg.nlevels, d->mg.used, d->mg.A.width, d->mg.longest, d->mg.widenings, (double)multigrid_bytes(&d->mg) / 1e6,
                  s->p.n ? (double)multigrid_bytes(&d->mg) / (double)s->p.n : 0.0);
     snprintf(buf, len,
              "pressure Poisson solve (%s): %.1f CG iterations per step (at most %d), residual at most %.2g "
