@@ -405,7 +405,12 @@ int cuda_mg_replay(sim *s, const void *key, long generation, int (*record)(sim *
     cuda_sim *st = state_of(s);
     if (st->last_error[0])
         return SL_ERR_RUNTIME;
-    if (st->mg_graph_off)
+    static int graph_wanted = -1; /* SLUICE_MG_GRAPH=0: every loop its own launch (a measurement knob) */
+    if (graph_wanted < 0) {
+        const char *v = getenv("SLUICE_MG_GRAPH");
+        graph_wanted = !(v && strcmp(v, "0") == 0);
+    }
+    if (st->mg_graph_off || !graph_wanted)
         return record(s, ctx);
     sl_err err;
     if (!st->mg_graph || st->mg_graph_key != key || st->mg_graph_generation != generation || st->mg_reshaped) {

@@ -72,8 +72,9 @@ static void run(const char *method, const backend *be, long steps, rigid_body_st
 }
 
 /* The CPU's and the device's runs of `method`: the first step's force and torque within f_tol of
- * the body's weight, the centre within x_tol dp, the velocities within v_tol of the largest speed. */
-static void agree(const char *method, long steps, double f_tol, double x_tol, double v_tol)
+ * the body's weight, the centre within x_tol dp, the velocities within v_tol of the largest speed,
+ * the angular velocity within w_tol rad/s. */
+static void agree(const char *method, long steps, double f_tol, double x_tol, double v_tol, double w_tol)
 {
     rigid_body_state c, g;
     double fc[6], fg[6];
@@ -88,25 +89,34 @@ static void agree(const char *method, long steps, double f_tol, double x_tol, do
         assert_true(fabs(c.x[a] - g.x[a]) < x_tol * dp);
         assert_true(fabs(c.v[a] - g.v[a]) < v_tol * fmax(fabs(c.v[1]), 1e-3));
     }
-    assert_true(fabs(c.w[2] - g.w[2]) < v_tol * 0.3);
+    if (!(fabs(c.w[2] - g.w[2]) < w_tol))
+        fail_msg("%s: angular velocities %.6g and %.6g (tolerance %.3g rad/s)", method, c.w[2], g.w[2], w_tol);
 }
 
 static void test_cpu_gpu_agree(void **state)
 {
     (void)state;
-    agree("wcsph", gpu_test_small() ? 20 : 200, 1e-4, 1e-3, 0.01);
+    agree("wcsph", gpu_test_small() ? 20 : 200, 1e-4, 1e-3, 0.01, 0.01 * 0.3);
 }
 
+/* The body's spin is the noisiest of its figures: the pressure on its faces jumps when a particle
+ * next to it changes class (free surface) or collides, and rounding decides such events near their
+ * thresholds. On an H100 (2026-11-28) one such event near t = 0.043 s, tipped by the multigrid's
+ * summation order, left two outcomes after 100 steps whatever the backend: w -0.0208 or -0.0017 to
+ * -0.0059 rad/s in the same scene run by `sluice run`, and 0.064 against 0.101 here, while y stayed
+ * within 0.01-0.02 dp and vy within 2%. So w within 0.06 rad/s, a fifth of the spin the body reaches
+ * (0.3): a fault in the torque's sums still shows in the first step's torque, held to 1e-3 of the
+ * weight. */
 static void test_cpu_gpu_agree_mps(void **state)
 {
     (void)state;
-    agree("mps", gpu_test_small() ? 10 : 100, 1e-3, 1e-2, 0.02);
+    agree("mps", gpu_test_small() ? 10 : 100, 1e-3, 1e-2, 0.02, 0.06);
 }
 
 static void test_cpu_gpu_agree_emps(void **state)
 {
     (void)state;
-    agree("emps", gpu_test_small() ? 20 : 100, 1e-3, 1e-2, 0.02);
+    agree("emps", gpu_test_small() ? 20 : 100, 1e-3, 1e-2, 0.02, 0.02 * 0.3);
 }
 
 int main(void)
