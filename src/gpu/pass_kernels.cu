@@ -129,8 +129,22 @@ __device__ static inline unsigned near_mask(const real *X, const real *Y, const 
     return near;
 }
 
+/* The blocks of COMPACT_THREADS an SM must hold at once for a pass's par-part-compact kernel
+ * (__launch_bounds__). 6 for mps.ppe_setup and mps.gradient: with 93 and 96 registers a quarter of
+ * their warps were active; capped at 80 (a few words spilled) they took 4-7% less on an H100
+ * (ppe_setup 0.80 -> 0.76 ms at 217k particles and 3.83 -> 3.57 ms at 1M; 8 blocks, 64 registers
+ * and more spills: 0.75 and 3.62; docs/performance.md). 1 for the others.
+ * SLUICE_COMPACT_MIN_BLOCKS (-D in CMAKE_CUDA_FLAGS, a measurement knob) sets the two. */
+#ifndef SLUICE_COMPACT_MIN_BLOCKS
+#define SLUICE_COMPACT_MIN_BLOCKS 6
+#endif
+template <class T> struct compact_min_blocks { enum { value = 1 }; };
+template <> struct compact_min_blocks<mps_ppe_setup_pairs> { enum { value = SLUICE_COMPACT_MIN_BLOCKS }; };
+template <> struct compact_min_blocks<mps_gradient_pairs> { enum { value = SLUICE_COMPACT_MIN_BLOCKS }; };
+
 template <class T>
-__global__ void k_par_part_compact(const __grid_constant__ pass_ctx c, int32_t n)
+__global__ void __launch_bounds__(COMPACT_THREADS, compact_min_blocks<T>::value)
+    k_par_part_compact(const __grid_constant__ pass_ctx c, int32_t n)
 {
     int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
     if (i >= n)
