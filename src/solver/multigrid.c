@@ -26,9 +26,10 @@ void multigrid_init(multigrid *mg, int diag_field)
     const char *coarsest = getenv("SLUICE_MG_COARSEST"); /* a measurement knob: the coarsest level's cells */
     if (coarsest && strtol(coarsest, NULL, 10) > 0)
         mg->coarsest_cells = (int)strtol(coarsest, NULL, 10);
-    /* 32 cells with unknowns: at 217k particles SPHERIC Test 2 with MPS runs 5 of 7 levels on the
-     * H200 with the same iterations, 5% faster a step; the 1M box 6 of 7 (a coarsest level by the
-     * box's cells, 512, cost the box 8.8 -> 10.0 iterations a step); docs/performance.md */
+    /* 32 cells with unknowns: at 217k particles SPHERIC Test 2 with MPS runs 5 of 7 levels with the
+     * same iterations, 2.6% faster a step on an H100 (16 cells: 6 levels; 64: the box took 9.9
+     * iterations a step against 8.6); the 1M box 6 of 7, 8.5 iterations against 8.8 (a coarsest
+     * level by the box's cells, 512, cost the box 8.8 -> 10.0); docs/performance.md */
     mg->coarsest_listed = 32;
     const char *listed = getenv("SLUICE_MG_COARSEST_LISTED"); /* a measurement knob; 0: every level */
     if (listed && *listed && strtol(listed, NULL, 10) >= 0)
