@@ -450,6 +450,7 @@ static void cycle_stops_at_few_unknowns(void **state)
 static void post_from_partials_is_the_same_operator(void **state)
 {
     (void)state;
+    sl_err err;
     for (int dim = 2; dim <= 3; ++dim) {
         scene sc;
         sim s;
@@ -465,10 +466,10 @@ static void post_from_partials_is_the_same_operator(void **state)
         rough_vector(&s, r, 0);
         real *z_one = calloc(n, sizeof *z_one);
         assert_non_null(z_one);
-        assert_int_equal(multigrid_precondition(&s, &cg), SL_OK);
+        assert_int_equal(multigrid_precondition(&s, &cg, &err), SL_OK);
         memcpy(z_one, z, n * sizeof *z);
         d->mg.post_partials = 0;
-        assert_int_equal(multigrid_precondition(&s, &cg), SL_OK);
+        assert_int_equal(multigrid_precondition(&s, &cg, &err), SL_OK);
         double rel = relative_l2(z_one, z, n);
         int three = solve_manufactured(&s, 0, NULL).iterations;
         d->mg.post_partials = 1;
@@ -505,6 +506,7 @@ static double dot_unknowns(const sim *s, const real *a, const real *b)
 static void hybrid_cycle_restricts_and_is_symmetric(void **state)
 {
     (void)state;
+    sl_err err;
     for (int dim = 2; dim <= 3; ++dim) {
         scene sc;
         sim s;
@@ -523,12 +525,12 @@ static void hybrid_cycle_restricts_and_is_symmetric(void **state)
         rough_vector(&s, v, 1);
         /* the restriction both ways */
         memcpy(r, u, n * sizeof *r);
-        assert_int_equal(multigrid_precondition(&s, &cg), SL_OK);
+        assert_int_equal(multigrid_precondition(&s, &cg, &err), SL_OK);
         memcpy(bu, z, n * sizeof *z);
         memcpy(restricted, d->mg.level[0].b, nc * sizeof *restricted);
         d->mg.cycle = MG_CYCLE_V;
         memcpy(r, u, n * sizeof *r);
-        assert_int_equal(multigrid_precondition(&s, &cg), SL_OK);
+        assert_int_equal(multigrid_precondition(&s, &cg, &err), SL_OK);
         d->mg.cycle = MG_CYCLE_HYBRID;
         double worst = 0, largest = 0;
         for (size_t c = 0; c < nc; ++c) {
@@ -537,7 +539,7 @@ static void hybrid_cycle_restricts_and_is_symmetric(void **state)
         }
         /* symmetry */
         memcpy(r, v, n * sizeof *r);
-        assert_int_equal(multigrid_precondition(&s, &cg), SL_OK);
+        assert_int_equal(multigrid_precondition(&s, &cg, &err), SL_OK);
         double buv = dot_unknowns(&s, bu, v), ubv = dot_unknowns(&s, u, z);
         double asym = fabs(buv - ubv) / fmax(fabs(buv), fabs(ubv));
         printf("%dD, %zu particles: hybrid restriction against the product's: %.3g of the largest; (Bu, v) %.9g, "

@@ -35,7 +35,7 @@ enum cg_slot { CG_DQ, CG_RZ_EVEN, CG_RR_EVEN, CG_RZ_ODD, CG_RR_ODD, CG_SLOTS };
 typedef struct cg_problem {
     const pass *matvec;
     /* z = M^-1 r (fields cg->r, cg->z; q is free to use), replacing Jacobi's z = r / diag */
-    int (*precondition)(struct sim *s, const struct cg_problem *cg);
+    int (*precondition)(struct sim *s, const struct cg_problem *cg, sl_err *err);
     /* field out = A (field in), replacing the matvec pass (the assembled operator) */
     int (*product)(struct sim *s, const struct cg_problem *cg, int in, int out);
     void *data; /* what precondition and product need (solver/multigrid.h) */
@@ -45,11 +45,12 @@ typedef struct cg_problem {
      * sum: every process's partial sums v[0 .. count) added, the same totals on each, so that each
      *   takes the same decisions; share: the copies' values of field `field` made current, before
      *   each product (the copies' x is left as the iteration leaves it: the owners' is the
-     *   solution); add_back and clear: a preconditioner whose block on each process also holds the
-     *   copies' rows (overlapping blocks, M^-1 = sum_p R_p^T B_p R_p): r is shared with the copies
-     *   before it, and after it the copies' z is added to their owners' (add_back) and the copies'
-     *   r and z are zeroed again (clear: the iteration holds 0 there); NULL: each block holds this
-     *   process's rows alone. An error leaves its message in err. */
+     *   solution); clear: a preconditioner that reads the copies' r (shared with them before it) and
+     *   writes their z: after it the copies' r and z are zeroed again (the iteration holds 0 there);
+     *   add_back: besides, its block on each process holds the copies' rows (overlapping blocks,
+     *   M^-1 = sum_p R_p^T B_p R_p), and the copies' z is added to their owners' before the clear;
+     *   both NULL: a preconditioner of this process's rows alone. An error leaves its message in
+     *   err. */
     int (*sum)(struct sim *s, double *v, int count, sl_err *err);
     int (*share)(struct sim *s, int field, sl_err *err);
     int (*add_back)(struct sim *s, int field, sl_err *err);
@@ -114,7 +115,8 @@ typedef struct backend_mg_hooks {
      * of small ones), capturing again when key or generation changes. */
     int (*replay)(struct sim *s, const void *key, long generation, int (*record)(struct sim *s, void *ctx),
                   void *ctx);
-    /* Level `level`'s cells with an unknown (a non-zero centre entry, mg_centre), ascending, into
+    /* Level `level`'s cells with an unknown (a non-zero centre entry, mg_centre) in the columns this
+     * process owns (mg_lists), ascending, into
      * g->active, their count into *g->nactive, the diagonal into g->d; zeroes g->x and g->t (the
      * listed loops, mg_listed, then touch the listed cells alone) and sets g->lanes and g->blocks.
      * Run once the level's operator is built. An error is kept for take_error and returned. */
@@ -124,6 +126,10 @@ typedef struct backend_mg_hooks {
      * order of a level's additions, so they come from this set-up alone and a restarted run repeats
      * them. An error is kept for take_error and returned. */
     int (*count_listed)(struct sim *s, mg_grid *levels, int nlevels, int64_t *counts);
+    /* The values of span sp of v (a level's array, the backend's memory) to host memory, packed run
+     * after run (to_host), or back from there: a halo between processes (solver/multigrid.h). Waits
+     * for the loops before it; an error is kept for take_error and returned. */
+    int (*columns)(struct sim *s, real *v, mg_span sp, real *host, int to_host);
     /* The assembled rows' layout the backend's loops read fastest (sparse_ell.shift): 3 on the GPU
      * (a thread's 8 entries in one sector), 0 on the CPU (column-major: its products were 43%
      * slower in groups, docs/performance.md). */

@@ -68,7 +68,7 @@ static int cpu_mg_list_cells(sim *s, mg_grid *g, int level)
     int32_t count = 0;
     for (int64_t c = 0; c < g->ncells; ++c) {
         g->d[c] = mg_centre(g, c);
-        if (g->d[c] != R(0.0))
+        if (mg_lists(g, c, g->d[c]))
             g->active[count++] = (int32_t)c;
     }
     *g->nactive = count;
@@ -89,6 +89,16 @@ static int cpu_mg_count_listed(sim *s, mg_grid *levels, int nlevels, int64_t *co
     return SL_OK;
 }
 
+static int cpu_mg_columns(sim *s, real *v, mg_span sp, real *host, int to_host)
+{
+    (void)s;
+    for (int64_t k = 0; k < sp.count; ++k) {
+        real *at = v + sp.first + k * sp.pitch, *packed = host + k * sp.run;
+        memcpy(to_host ? packed : at, to_host ? at : packed, (size_t)sp.run * sizeof(real));
+    }
+    return SL_OK;
+}
+
 const backend_mg_hooks cpu_mg_hooks = {
     .alloc = cpu_mg_alloc,
     .free = cpu_mg_free,
@@ -97,6 +107,7 @@ const backend_mg_hooks cpu_mg_hooks = {
     .replay = cpu_mg_replay,
     .list_cells = cpu_mg_list_cells,
     .count_listed = cpu_mg_count_listed,
+    .columns = cpu_mg_columns,
     .row_group_shift = 0,
     .hybrid_cycle = 0,
 };

@@ -45,6 +45,9 @@ typedef struct mg_grid {
     real *d;          /* the diagonal by cell, contiguous (list_cells copies it out of a) */
     int lanes;        /* threads a listed cell's product is summed in (a power of two; mg_lane_sum) */
     int blocks;       /* the GPU's blocks for the listed loops (0: its default) */
+    int own_axis;     /* the cells this process lists: the columns [own_lo, own_hi) along own_axis, the */
+    int own_lo, own_hi; /* whole level on one process; on several (solver/multigrid.h, mg_ranks) the
+                         * other columns are the other processes', whose values a halo brings */
 } mg_grid;
 
 enum mg_kind {
@@ -219,6 +222,41 @@ HD static inline real mg_diagonal(const mg_grid *g, int64_t c)
 HD static inline int mg_inside(const mg_grid *g, const int q[3])
 {
     return q[0] >= 0 && q[0] < g->n[0] && q[1] >= 0 && q[1] < g->n[1] && q[2] >= 0 && q[2] < g->n[2];
+}
+
+/* Whether cell c lies in the columns this process owns (mg_grid.own_axis). */
+HD static inline int mg_owned(const mg_grid *g, int64_t c)
+{
+    const int64_t k = g->own_axis == 0   ? c % g->n[0]
+                      : g->own_axis == 1 ? (c / g->n[0]) % g->n[1]
+                                         : c / ((int64_t)g->n[0] * g->n[1]);
+    return k >= g->own_lo && k < g->own_hi;
+}
+
+/* Whether list_cells lists cell c, of diagonal d: an unknown of this process's columns. */
+HD static inline int mg_lists(const mg_grid *g, int64_t c, real d)
+{
+    return d != R(0.0) && mg_owned(g, c);
+}
+
+/* Columns [k0, k1) along `axis` of a level's array of per_cell values a cell, as `count` runs of
+ * `run` values, `pitch` apart, from `first` (all in values): what a halo between processes copies
+ * (backend.mg.columns). */
+typedef struct mg_span {
+    int64_t first, run, count, pitch;
+} mg_span;
+
+static inline mg_span mg_columns_span(const mg_grid *g, int axis, int k0, int k1, int per_cell)
+{
+    const int64_t n0 = g->n[0], n01 = n0 * g->n[1], pc = per_cell, cols = k1 - k0;
+    mg_span sp;
+    if (axis == 0)
+        sp = (mg_span){k0 * pc, cols * pc, (int64_t)g->n[1] * g->n[2], n0 * pc};
+    else if (axis == 1)
+        sp = (mg_span){k0 * n0 * pc, cols * n0 * pc, g->n[2], n01 * pc};
+    else
+        sp = (mg_span){k0 * n01 * pc, cols * n01 * pc, 1, cols * n01 * pc};
+    return sp;
 }
 
 /* ---- the fine level: the assembled particle operator ------------------------------------------ */

@@ -66,7 +66,7 @@ __global__ void k_mg_listed(const mg_args m)
 /* The listed cells of a level: whether c has an unknown (its diagonal, once copied out). */
 struct has_unknown {
     mg_grid g;
-    __device__ bool operator()(int32_t c) const { return mg_diagonal(&g, c) != R(0.0); }
+    __device__ bool operator()(int32_t c) const { return mg_lists(&g, c, mg_diagonal(&g, c)); }
 };
 
 /* The start of a level's listing: its diagonal copied out of the stencils, x = t = 0. */
@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(LIST_BLOCK_THREADS) k_list_block(const mg_grid
             g.d[c] = d;
             g.x[c] = R(0.0);
             g.t[c] = R(0.0);
-            unknown = d != R(0.0);
+            unknown = mg_lists(&g, c, d);
         }
         int at, total;
         block_scan(scratch).ExclusiveSum(unknown, at, total);
@@ -601,6 +601,58 @@ int cuda_mg_longest_row(sim *s, const sparse_ell *A, size_t n, int32_t *longest)
     return rc;
 }
 
+/* A span's values packed run after run into `packed` (pack), or written back from there. */
+__global__ void k_span(real *v, const mg_span sp, real *packed, int pack)
+{
+    const int64_t n = sp.run * sp.count, stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += stride) {
+        const int64_t k = e / sp.run;
+        real *at = v + sp.first + k * sp.pitch + (e - k * sp.run);
+        if (pack)
+            packed[e] = *at;
+        else
+            *at = packed[e];
+    }
+}
+
+/* A halo's columns through the host: packed on the device (a level-0 column along x is thousands of
+ * runs of a few cells, which a strided copy would move run by run), one copy each way on the legacy
+ * stream, after the loops before it. */
+int columns(cuda_sim *st, real *v, mg_span sp, real *host, int to_host, sl_err *err)
+{
+    const size_t values = (size_t)(sp.run * sp.count), bytes = values * sizeof(real);
+    if (!values)
+        return SL_OK;
+    int rc = gpu_scratch_reserve(&st->halo_stage, bytes, err);
+    if (rc)
+        return rc;
+    real *stage = (real *)st->halo_stage.ptr;
+    if (to_host) {
+        k_span<<<gpu_blocks_for(values), GPU_THREADS>>>(v, sp, stage, 1);
+        GPU_LAUNCHED("the packing of a cell level's halo", err);
+        GPU_TRY(cudaMemcpy(host, stage, bytes, cudaMemcpyDeviceToHost), err);
+    } else {
+        GPU_TRY(cudaMemcpy(stage, host, bytes, cudaMemcpyHostToDevice), err);
+        k_span<<<gpu_blocks_for(values), GPU_THREADS>>>(v, sp, stage, 0);
+        GPU_LAUNCHED("the unpacking of a cell level's halo", err);
+    }
+    return SL_OK;
+}
+
+int cuda_mg_columns(sim *s, real *v, mg_span sp, real *host, int to_host)
+{
+    cuda_sim *st = state_of(s);
+    if (st->last_error[0])
+        return SL_ERR_RUNTIME;
+    sl_err err;
+    cuda_timer_start(s);
+    int rc = columns(st, v, sp, host, to_host, &err);
+    cuda_timer_stop(s, "mg.halo", NULL);
+    if (rc)
+        cuda_remember_error(s, &err);
+    return rc;
+}
+
 } // namespace
 
 extern "C" const backend_mg_hooks cuda_mg_hooks = {
@@ -611,6 +663,7 @@ extern "C" const backend_mg_hooks cuda_mg_hooks = {
     cuda_mg_replay,
     cuda_mg_list_cells,
     cuda_mg_count_listed,
+    cuda_mg_columns,
     3, /* row_group_shift */
     1, /* hybrid_cycle */
 };

@@ -154,6 +154,20 @@ int domain_add_ghosts_to_owners(sim *s, int field, sl_err *err);
  * the last bit and takes the same decisions from them (a solve's iterations). */
 int domain_sum(sim *s, double *v, int count, sl_err *err);
 
+/* ---- the multigrid's cell levels cut as the particles are (solver/multigrid.h, mg_ranks) ------- */
+
+/* The neighbour grid's cell columns along the slab axis (*axis) that rank q owns, margins included:
+ * [cut[q], cut[q + 1]), the first rank's from 0, the last's to the grid's end (cut: world size + 1
+ * entries, or NULL); *rank this rank's number. Returns the number of ranks. */
+int domain_cell_cuts(const sim *s, int *axis, int *rank, int *cut);
+
+/* The columns of v (a cell level g's array in the backend's memory, per_cell values a cell; columns
+ * along g->own_axis, rank q owning [bound[q], bound[q + 1])) that this rank reads of the others'
+ * made current: those within `left` columns below its first and `right` above its last (every rank
+ * calls it with the same arguments). Through host memory (backend.mg.columns) and MPI. */
+int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int per_cell, int left, int right,
+                     sl_err *err);
+
 /* ---- what every rank samples of its own particles (the probes, io/probes.c) --------------------- */
 
 /* v[0 .. count) replaced by their largest over every rank, on every rank (exact, so every rank

@@ -202,3 +202,21 @@ int domain_set_ghosts(sim *s, int field, real value, sl_err *err)
     (void)err;
     return SL_OK;
 }
+
+int domain_cell_cuts(const sim *s, int *axis, int *rank, int *cut)
+{
+    *axis = 0;
+    *rank = 0;
+    if (cut) {
+        cut[0] = 0;
+        cut[1] = s->g.nc[0];
+    }
+    return 1;
+}
+
+int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int per_cell, int left, int right,
+                     sl_err *err)
+{
+    (void)s, (void)g, (void)bound, (void)v, (void)per_cell, (void)left, (void)right, (void)err;
+    return SL_OK;
+}

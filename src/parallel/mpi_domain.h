@@ -1,7 +1,8 @@
 /* mpi_domain.h: the MPI domain's state, shared by its files: mpi_domain.c (start, abort, the
  * engine's collectives), mpi_attach.c (attach, describe, detach), mpi_slabs.c (cuts, balance, migration), mpi_select.c (which particles go
  * where), mpi_halo.c (the ghosts), mpi_exchange.c (particles as records between ranks, the halo's
- * plan), mpi_transfer.c (how the exchanges' bytes cross), mpi_gather.c (the whole state on the root). */
+ * plan), mpi_transfer.c (how the exchanges' bytes cross), mpi_gather.c (the whole state on the root),
+ * mpi_cells.c (the multigrid's cell levels cut as the particles are). */
 #ifndef SLUICE_MPI_DOMAIN_H
 #define SLUICE_MPI_DOMAIN_H
 
@@ -61,6 +62,7 @@ enum domain_timer {
                   * work (the device's too, which the time step waits for), so the largest is how far
                   * the slowest rank's step is behind the fastest's */
     DT_STEP,     /* a whole step, from one time-step agreement to the next (what the others are of) */
+    DT_CELL_HALO, /* the multigrid's cell levels' halos (mpi_cells.c), waits for the others included */
     DOMAIN_TIMERS
 };
 
@@ -107,6 +109,9 @@ struct domain {
     const int32_t *order_at, *slot_at;
     backend_buffer plan_dev;
     int plan_on_device; /* the plan was made where the routes were chosen (backend.halo.plan) */
+    real *cells_out, *cells_in; /* the cell levels' halo columns, packed (mpi_cells.c), [cells_cap] each */
+    size_t cells_cap;
+    MPI_Request *cells_wait; /* [2 size] */
     double *sums;      /* every rank's values in domain_sum, [sums_cap], grown to the largest call */
     size_t sums_cap;
     routes moves;      /* scratch: the particles that migrate, or go out as ghosts */

@@ -71,6 +71,8 @@ static void free_rows(sim *s, multigrid *mg)
 
 void multigrid_free(sim *s, multigrid *mg)
 {
+    free(mg->bound);
+    mg->bound = NULL;
     if (!s->be || !s->be->mg)
         return;
     free_levels(s, mg);
@@ -207,6 +209,7 @@ static int alloc_levels(sim *s, multigrid *mg, sl_err *err)
     if (g.dim == 2)
         g.n[2] = 1;
     g.reach = s->g.ndiv;
+    g.own_hi = g.n[0]; /* one process: every column (set_columns cuts them among several) */
     if (g.reach > MG_MAX_REACH)
         return sl_fail(err, SL_ERR_INPUT, "multigrid: ndiv %d is above %d", g.reach, MG_MAX_REACH);
     for (int l = 0; l < MG_MAX_LEVELS; ++l) {
@@ -237,8 +240,60 @@ static int alloc_levels(sim *s, multigrid *mg, sl_err *err)
         for (int d = 0; d < 3; ++d)
             g.n[d] = (g.n[d] + f - 1) / f;
         g.reach = (g.reach + f - 1) / f;
+        g.own_hi = g.n[0];
     }
     return SL_OK;
+}
+
+/* The levels' columns cut among the processes as the neighbour grid's are (mg_ranks.cuts, at every
+ * set-up: the cuts move with the balance). A cell of level l spans F_l columns of level 0 along the
+ * axis, and belongs to the process that owns the first of them: process q owns [ceil(cut[q] / F_l),
+ * ceil(cut[q + 1] / F_l)). So a coarse cell's first child is its own process's, the children of a
+ * process's coarse cells lie in its columns and one beyond them, and the parent of each of its cells
+ * in its coarse columns and one before them (the halos of set-up and cycle). */
+static int set_columns(sim *s, multigrid *mg, sl_err *err)
+{
+    const int np = mg->nranks, stride = np + 1;
+    if (!mg->bound && !(mg->bound = malloc((size_t)(MG_MAX_LEVELS + 1) * (size_t)stride * sizeof *mg->bound)))
+        return sl_fail(err, SL_ERR_RUNTIME, "multigrid: out of memory for the processes' columns");
+    int axis = 0, *cut = mg->bound + MG_MAX_LEVELS * stride;
+    if (mg->ranks.cuts(s, &axis, &mg->rank, cut) != np)
+        return sl_fail(err, SL_ERR_RUNTIME, "multigrid: the processes' count changed");
+    int64_t span = 1; /* F_l */
+    for (int l = 0; l < mg->nlevels; ++l) {
+        mg_grid *g = &mg->level[l];
+        int *b = mg->bound + l * stride;
+        for (int q = 0; q <= np; ++q) {
+            int64_t k = (cut[q] + span - 1) / span;
+            b[q] = q == np || k > g->n[axis] ? g->n[axis] : (int)k;
+        }
+        b[0] = 0;
+        g->own_axis = axis;
+        g->own_lo = b[mg->rank];
+        g->own_hi = b[mg->rank + 1];
+        if (g->n[axis] > 1)
+            span *= g->merge;
+    }
+    return SL_OK;
+}
+
+/* Level l's array v (g's layout, per_cell values a cell) made current in the other processes'
+ * columns within `left` below this one's and `right` above (nothing on one process). */
+static int halo(sim *s, const multigrid *mg, int l, const mg_grid *g, real *v, int per_cell, int left, int right,
+                sl_err *err)
+{
+    if (mg->nranks <= 1)
+        return SL_OK;
+    return mg->ranks.halo(s, g, mg->bound + l * (mg->nranks + 1), v, per_cell, left, right, err);
+}
+
+/* What the next level's Galerkin product reads of level l beyond this process's columns: the
+ * diagonal and stencils of the children of its last coarse cell. */
+static int operator_halo(sim *s, const multigrid *mg, int l, sl_err *err)
+{
+    const mg_grid *g = &mg->level[l];
+    int rc = halo(s, mg, l, g, g->d, 1, 0, 1, err);
+    return rc ? rc : halo(s, mg, l, g, g->a, g->nst, 0, 1, err);
 }
 
 static int run(sim *s, mg_args *m, int kind, int diag, int in, int out, int work)
@@ -283,7 +338,10 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
         if ((rc = alloc_levels(s, mg, err)))
             return rc;
         choose_cycle(s, mg);
+        mg->nranks = mg->ranks.cuts ? mg->ranks.cuts(s, &(int){0}, &mg->rank, NULL) : 1;
     }
+    if (mg->nranks > 1 && (rc = set_columns(s, mg, err)))
+        return rc;
     if (mg->partial_rows != mg->rows) { /* the rows' stride changed */
         s->be->mg->free(s, mg->partial);
         s->be->mg->free(s, mg->cell_unknown);
@@ -307,7 +365,10 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
         m.coarse = mg->level[0]; /* its listing's shape */
         rc = run(s, &m, MG_FIRST_LEVEL, mg->diag, -1, -1, -1);
     }
+    int halo_failed = 0;
     for (int l = 0; l + 1 < mg->nlevels && !rc; ++l) {
+        if ((rc = halo_failed = operator_halo(s, mg, l, err)))
+            break;
         m.fine = mg->level[l];
         m.coarse = mg->level[l + 1];
         if ((rc = run_level(s, &m, MG_GALERKIN_DIAGONAL)) || (rc = s->be->mg->list_cells(s, &mg->level[l + 1], l + 1)))
@@ -315,8 +376,19 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
         m.coarse = mg->level[l + 1];
         rc = run_level(s, &m, MG_GALERKIN);
     }
+    if (halo_failed)
+        return rc;
     int64_t counts[MG_MAX_LEVELS];
     if (!rc && !(rc = s->be->mg->count_listed(s, mg->level, mg->nlevels, counts))) {
+        if (mg->nranks > 1) { /* every process runs the same depth: the counts of the whole domain */
+            double total[MG_MAX_LEVELS];
+            for (int l = 0; l < mg->nlevels; ++l)
+                total[l] = (double)counts[l];
+            if ((rc = mg->ranks.sum(s, total, mg->nlevels, err)))
+                return rc;
+            for (int l = 0; l < mg->nlevels; ++l)
+                counts[l] = (int64_t)total[l];
+        }
         const int used = cycle_depth(mg, counts);
         if (used != mg->used) { /* another cycle: the backend's replay records it again */
             mg->used = used;
@@ -332,10 +404,28 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
  * step after that writes the new iterate into t (MG_SWEEP) and swaps m->fine's x and t, so one loop
  * takes a step instead of two (residual, then correction): the same arithmetic, fewer launches and
  * barriers on the GPU, whose small levels are bound by them. */
-static int jacobi_steps(sim *s, mg_args *m, int steps, int from_zero)
+typedef struct cycle_ctx {
+    const multigrid *mg;
+    mg_args *m;
+    sl_err *err;
+    int halo_failed; /* err holds the message; else a loop failed, the backend keeps it */
+} cycle_ctx;
+
+/* Level l's iterate made current where this process's stencils read the others' columns. */
+static int x_halo(sim *s, cycle_ctx *c, int l, const mg_grid *g, int left, int right)
 {
+    int rc = halo(s, c->mg, l, g, g->x, 1, left, right, c->err);
+    c->halo_failed = rc != SL_OK;
+    return rc;
+}
+
+static int jacobi_steps(sim *s, cycle_ctx *c, int l, int steps, int from_zero)
+{
+    mg_args *m = c->m;
     int rc = from_zero && steps > 0 ? run_level(s, m, MG_SMOOTH) : SL_OK;
     for (int k = from_zero; k < steps && !rc; ++k) {
+        if ((rc = x_halo(s, c, l, &m->fine, m->fine.reach, m->fine.reach)))
+            break;
         rc = run_level(s, m, MG_SWEEP);
         real *x = m->fine.x;
         m->fine.x = m->fine.t;
@@ -357,36 +447,58 @@ static mg_grid solved_level(const multigrid *mg, int l)
     return g;
 }
 
-/* The V-cycle below level l: solved_level(l).x from level[l].b. */
-static int cycle(sim *s, const multigrid *mg, mg_args *m, int l)
+/* The V-cycle below level l: solved_level(l).x from level[l].b. On several processes each loop
+ * that reads the others' columns has them made current first (halo): the iterate before a product,
+ * the residual before the restriction (a last coarse cell's children), the coarse solution before the
+ * prolongation (a first cell's parent). */
+static int cycle(sim *s, cycle_ctx *c, int l)
 {
+    const multigrid *mg = c->mg;
+    mg_args *m = c->m;
     int rc;
     m->fine = mg->level[l];
     if (l == mg->used - 1)
-        return jacobi_steps(s, m, mg->coarsest_sweeps, 1);
+        return jacobi_steps(s, c, l, mg->coarsest_sweeps, 1);
     m->coarse = mg->level[l + 1];
-    if ((rc = jacobi_steps(s, m, mg->level_sweeps, 1)) || (rc = run_level(s, m, MG_RESIDUAL)) ||
-        (rc = run_level(s, m, MG_RESTRICT)))
+    if ((rc = jacobi_steps(s, c, l, mg->level_sweeps, 1)) || (rc = x_halo(s, c, l, &m->fine, m->fine.reach, m->fine.reach)) ||
+        (rc = run_level(s, m, MG_RESIDUAL)))
+        return rc;
+    if ((rc = halo(s, mg, l, &m->fine, m->fine.t, 1, 0, 1, c->err))) {
+        c->halo_failed = 1;
+        return rc;
+    }
+    if ((rc = run_level(s, m, MG_RESTRICT)))
         return rc;
     mg_grid fine = m->fine; /* the roles of x and t after the steps before */
-    if ((rc = cycle(s, mg, m, l + 1)))
+    if ((rc = cycle(s, c, l + 1)))
         return rc;
     m->fine = fine;
     m->coarse = solved_level(mg, l + 1);
-    if ((rc = run_level(s, m, MG_PROLONG)))
+    if ((rc = x_halo(s, c, l + 1, &m->coarse, 1, 0)) || (rc = run_level(s, m, MG_PROLONG)))
         return rc;
-    return jacobi_steps(s, m, mg->level_sweeps, 0);
+    return jacobi_steps(s, c, l, mg->level_sweeps, 0);
 }
-
-typedef struct cycle_ctx {
-    const multigrid *mg;
-    mg_args *m;
-} cycle_ctx;
 
 static int record_cycle(sim *s, void *ctx)
 {
-    cycle_ctx *c = ctx;
-    return cycle(s, c->mg, c->m, 0);
+    return cycle(s, ctx, 0);
+}
+
+/* The cell levels' cycle: replayed by the backend on one process; on several, run loop by loop,
+ * since the halos between them wait for the other processes. */
+static int cell_levels(sim *s, cycle_ctx *c)
+{
+    if (c->mg->nranks > 1)
+        return record_cycle(s, c);
+    return s->be->mg->replay(s, c->mg, c->mg->generation, record_cycle, c);
+}
+
+/* The first level's solution made current where the particles' loops after the cycle read it: the
+ * cells within reach of each particle's. */
+static int first_level_halo(sim *s, cycle_ctx *c)
+{
+    const mg_grid g = solved_level(c->mg, 0);
+    return x_halo(s, c, 0, &g, g.reach, g.reach);
 }
 
 /* z = B r, B symmetric positive definite (C, the cell levels' V-cycle, is: the same Jacobi steps
@@ -399,7 +511,7 @@ static int record_cycle(sim *s, void *ctx)
  *  - the V-cycle (MG_CYCLE_V): B = 2S - SAS + (I - SA) P C P^T (I - AS), a Jacobi step before the
  *    correction (its residual a product of the rows) and one after (from the partials where they are
  *    all of A P). */
-int multigrid_precondition(sim *s, const cg_problem *cg)
+static int precondition(sim *s, const cg_problem *cg, cycle_ctx *ctx)
 {
     const multigrid *mg = cg->data;
     mg_args m;
@@ -412,20 +524,23 @@ int multigrid_precondition(sim *s, const cg_problem *cg)
     m.partial = mg->partial;
     int d = mg->diag, r = cg->r, z = cg->z, t = cg->q;
     int rc;
-    /* the cell levels' loops are the same at every application: the backend may replay them */
-    cycle_ctx ctx = {mg, &m};
+    ctx->mg = mg;
+    ctx->m = &m;
+    /* The particles' loops run over the copies of the other processes' particles too (their r, and
+     * the diagonal, their owners'): S r there is exact, which the products and the restrictions of
+     * this process's rows read; the rest written there is dropped (cg->clear). */
     if (mg->cycle == MG_CYCLE_HYBRID) { /* t = S r, then P^T (r - A t) */
         m.scratch = mg->row_sums;
         if ((rc = run(s, &m, MG_FINE_SMOOTH, d, r, t, -1)) || (rc = run(s, &m, MG_FINE_RESTRICT_ROWS, d, -1, -1, t)) ||
-            (rc = run(s, &m, MG_FINE_RESTRICT_SMOOTHED, d, r, -1, t)) ||
-            (rc = s->be->mg->replay(s, mg, mg->generation, record_cycle, &ctx)))
+            (rc = run(s, &m, MG_FINE_RESTRICT_SMOOTHED, d, r, -1, t)) || (rc = cell_levels(s, ctx)) ||
+            (rc = first_level_halo(s, ctx)))
             return rc;
         m.coarse = solved_level(mg, 0);
         return run(s, &m, MG_FINE_POST_ZERO, d, -1, z, r); /* z = alpha P e + S (r - alpha A P e) */
     }
     if ((rc = run(s, &m, MG_FINE_SMOOTH, d, r, z, -1)) || (rc = run(s, &m, MG_FINE_RESIDUAL, d, r, z, t)) ||
-        (rc = run(s, &m, MG_FINE_RESTRICT, d, -1, -1, t)) ||
-        (rc = s->be->mg->replay(s, mg, mg->generation, record_cycle, &ctx)))
+        (rc = run(s, &m, MG_FINE_RESTRICT, d, -1, -1, t)) || (rc = cell_levels(s, ctx)) ||
+        (rc = first_level_halo(s, ctx)))
         return rc;
     m.coarse = solved_level(mg, 0);
     if (mg->post_partials) /* t still holds r - A z1: the cell levels write only their own arrays */
@@ -433,6 +548,15 @@ int multigrid_precondition(sim *s, const cg_problem *cg)
     if ((rc = run(s, &m, MG_FINE_PROLONG, d, -1, z, -1)) || (rc = run(s, &m, MG_FINE_RESIDUAL, d, r, z, t)))
         return rc;
     return run(s, &m, MG_FINE_CORRECT, d, -1, z, t);
+}
+
+int multigrid_precondition(sim *s, const cg_problem *cg, sl_err *err)
+{
+    cycle_ctx ctx = {NULL, NULL, err, 0};
+    int rc = precondition(s, cg, &ctx);
+    if (rc && !ctx.halo_failed && !sim_backend_error(s, err))
+        sl_fail(err, SL_ERR_RUNTIME, "multigrid: a loop of the preconditioner failed");
+    return rc;
 }
 
 int multigrid_product(sim *s, const cg_problem *cg, int in, int out)

@@ -16,6 +16,24 @@
 
 struct sim;
 
+/* The cell levels cut among processes (MPI ranks, parallel/domain.h) as the particles are: each
+ * lists the cells of its slab of columns alone (mg_grid.own_lo .. own_hi) and reads its neighbours'
+ * columns within a stencil's reach as a halo, made current before each loop that reads them, so that
+ * the cycle is one process's cycle spread over the processes (the same iterations, up to the order
+ * of additions). All NULL: one process, or each process's block alone (mps.c). */
+typedef struct mg_ranks {
+    /* The neighbour grid's cell columns (margins included) along *axis that process q owns, [cut[q],
+     * cut[q + 1]) (cut NULL: only the count), and this process's q; returns the number of processes. */
+    int (*cuts)(const struct sim *s, int *axis, int *rank, int *cut);
+    /* The columns of v (level g's array, per_cell values a cell, the backend's memory) that this
+     * process reads of the others' made current: those within `left` columns below its first and
+     * `right` above its last, where process q owns g's columns [bound[q], bound[q + 1]). */
+    int (*halo)(struct sim *s, const mg_grid *g, const int *bound, real *v, int per_cell, int left, int right,
+                sl_err *err);
+    /* v[0 .. count) summed over the processes. */
+    int (*sum)(struct sim *s, double *v, int count, sl_err *err);
+} mg_ranks;
+
 /* What the preconditioner does on the particles (multigrid_precondition). */
 enum mg_cycle { MG_CYCLE_V, MG_CYCLE_HYBRID };
 
@@ -52,6 +70,10 @@ typedef struct multigrid {
     mg_grid level[MG_MAX_LEVELS];
     long generation;       /* changes whenever the levels are allocated or the cycle's depth changes
                             * (backend.mg.replay's key) */
+    /* several processes (mg_ranks; set before the first set-up) */
+    mg_ranks ranks;
+    int nranks, rank;      /* processes the levels are cut among (1: none), and this one's number */
+    int *bound;            /* level l's columns of process q: [bound[l (nranks + 1) + q], .. + 1) */
     /* statistics (the set-up's time is in the profile: phase mg.setup, `sluice bench`) */
     int widenings;         /* times rows did not fit and were assembled again */
     int longest;           /* the longest row any assembly found (what the width must hold) */
@@ -74,8 +96,9 @@ size_t multigrid_bytes(const multigrid *mg);
 /* Builds the hierarchy from the assembled rows and the diagonal (the neighbour grid's layout). */
 int multigrid_setup(struct sim *s, multigrid *mg, sl_err *err);
 
-/* cg_problem.precondition: z = V-cycle(r); cg->data is the multigrid. */
-int multigrid_precondition(struct sim *s, const cg_problem *cg);
+/* cg_problem.precondition: z = V-cycle(r); cg->data is the multigrid. On several processes (mg_ranks)
+ * r is read at the particles' copies too (their owners' values) and z there is left undefined. */
+int multigrid_precondition(struct sim *s, const cg_problem *cg, sl_err *err);
 
 /* cg_problem.product: field out = A (field in), by the assembled rows and cg->diag (the solve's
  * rows). */

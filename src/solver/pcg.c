@@ -57,17 +57,19 @@ static int product(sim *s, const cg_problem *cg, int in, int out, sl_err *err)
 }
 
 /* z = M^-1 r by the scheme's preconditioner (the primitives wrote Jacobi's z, now replaced), and
- * S[slot] = r.z of it. Blocks that overlap the other processes' rows (cg->add_back) read the
- * copies' r and write their z, which belongs to the copies' owners. */
+ * S[slot] = r.z of it. One that reads the copies' r (cg->clear) writes their z too: z there is
+ * added to the copies' owners' (overlapping blocks, cg->add_back) or dropped. */
 static int precondition(sim *s, cg_problem *cg, int slot, sl_err *err)
 {
     int rc;
-    if (cg->add_back && (rc = cg->share(s, cg->r, err)))
+    if (cg->clear && (rc = cg->share(s, cg->r, err)))
         return rc;
-    if (cg->precondition(s, cg))
-        return backend_failed(s, err);
+    if ((rc = cg->precondition(s, cg, err)))
+        return rc;
     const int copies[] = {cg->r, cg->z};
-    if (cg->add_back && ((rc = cg->add_back(s, cg->z, err)) || (rc = cg->clear(s, copies, 2, err))))
+    if (cg->add_back && (rc = cg->add_back(s, cg->z, err)))
+        return rc;
+    if (cg->clear && (rc = cg->clear(s, copies, 2, err)))
         return rc;
     if (s->be->cg_dot(s, cg, cg->r, cg->z, slot))
         return backend_failed(s, err);

@@ -64,7 +64,7 @@ static void precondition(sim *s, const cg_problem *cg, const real *r, real *z)
     sl_err err;
     if (sim_sync_device(s, &err))
         fail_msg("%s", err.msg);
-    assert_int_equal(multigrid_precondition(s, cg), SL_OK);
+    assert_int_equal(multigrid_precondition(s, cg, &err), SL_OK);
     assert_int_equal(sim_backend_error(s, &err), SL_OK);
     sim_sync_host(s);
     memcpy(z, s->p.f[cg->z], n * sizeof *z);

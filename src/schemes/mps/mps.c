@@ -11,10 +11,12 @@
  *
  * On several MPI ranks (parallel/domain.h) the unknowns of step 3 are each rank's own particles: the
  * ghosts' rows are cleared (their owners solve them), the CG adds its dot products over the ranks
- * and refreshes the ghosts' values of each product's vector; with multigrid each rank's V-cycle
- * works on its own rows and its ghosts' rows, with their owners' diagonal, and the ghosts' share of
- * z goes back to their owners (docs/methods.md: additive Schwarz, blocks that overlap by the ghost
- * band). */
+ * and refreshes the ghosts' values of each product's vector; with multigrid the cycle is one rank's
+ * spread over the ranks: the particles' loops read the ghosts' r with their owners' diagonal, and
+ * the cell levels are cut as the particles are, each rank's columns exchanging a halo with its
+ * neighbours' (solver/multigrid.h, mg_ranks). SLUICE_MPI_MG=blocks (a measurement knob) runs the
+ * earlier additive Schwarz instead: each rank's cycle on its own rows and its ghosts' rows, the
+ * ghosts' share of z sent back to their owners (blocks that overlap by the ghost band). */
 #include "mps_common.h"
 
 #include "core/scheme.h"
@@ -24,6 +26,8 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Lattice points within the Laplacian's domain around a particle (the rows' length on a lattice):
  * the width the assembled rows start with. */
@@ -69,8 +73,15 @@ static int mps_init(sim *s, sl_err *err)
         cg->precondition = multigrid_precondition;
         cg->product = multigrid_product;
         cg->data = &d->mg;
-        cg->add_back = domain_add_ghosts_to_owners; /* the blocks overlap (mps_poisson_system) */
-        cg->clear = domain_zero_ghosts;
+        if (domain_world_size() > 1) {
+            /* the particles' loops read the ghosts' r (their S r enters this rank's rows) */
+            cg->clear = domain_zero_ghosts;
+            const char *how = getenv("SLUICE_MPI_MG"); /* a measurement knob: "blocks" */
+            if (how && strcmp(how, "blocks") == 0) /* each rank's cycle on its rows and its ghosts' */
+                cg->add_back = domain_add_ghosts_to_owners;
+            else /* one cycle over the ranks, its cell levels cut as the particles are */
+                d->mg.ranks = (mg_ranks){domain_cell_cuts, domain_cell_halo, domain_sum};
+        }
     }
     return SL_OK;
 }
@@ -98,9 +109,10 @@ int mps_poisson_system(sim *s, size_t n, sl_err *err)
     const int owners_only[] = {s->args.slot[MS_DIAG], s->args.slot[MS_B]};
     if ((rc = domain_zero_ghosts(s, owners_only, 2, err)))
         return rc;
-    /* but the multigrid's block keeps the ghosts' rows, with their owners' diagonal (the one here
-     * misses the neighbours beyond the band): a principal submatrix of A, so the overlapping blocks'
-     * sum stays symmetric positive definite */
+    /* but the multigrid reads the ghosts' rows with their owners' diagonal (the one here misses the
+     * neighbours beyond the band): which ghosts are unknowns, S r at them, and their rows' entries
+     * with this rank's particles (the overlapping blocks: a principal submatrix of A, so the blocks'
+     * sum stays symmetric positive definite) */
     if (d->use_mg && (rc = domain_refresh_field(s, s->args.slot[MS_BLOCK_DIAG], err)))
         return rc;
     return d->use_mg ? multigrid_setup(s, &d->mg, err) : SL_OK;

@@ -1,0 +1,151 @@
+/* mpi_cells.c: the multigrid's cell levels cut among the ranks as the particles are
+ * (solver/multigrid.h, mg_ranks): each rank's columns of the neighbour grid, and the halos of a
+ * level's array between the ranks. */
+#include "mpi_domain.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+enum { CELL_HALO_TAG = 7301 }; /* apart from the particles' exchanges on the same communicator */
+
+int domain_cell_cuts(const sim *s, int *axis, int *rank, int *cut)
+{
+    const struct domain *d = s->domain;
+    if (!d) {
+        *axis = 0;
+        *rank = 0;
+        if (cut) {
+            cut[0] = 0;
+            cut[1] = s->g.nc[0];
+        }
+        return 1;
+    }
+    *axis = d->axis;
+    *rank = d->rank;
+    if (cut) {
+        /* the ranks' cuts count interior columns; the margins' empty columns go to the end ranks */
+        const int margin = (s->g.nc[d->axis] - s->g.interior[d->axis]) / 2;
+        for (int q = 1; q < d->size; ++q)
+            cut[q] = d->first[q] + margin;
+        cut[0] = 0;
+        cut[d->size] = s->g.nc[d->axis];
+    }
+    return d->size;
+}
+
+/* The columns rank `to` reads of rank `from`'s (from != to): from's within `left` below to's first
+ * column (a rank before it) or within `right` above its last (a rank after it), [*k0, *k1); empty
+ * when *k1 <= *k0. The ranks' columns are in rank order, so that is one run of columns. */
+static void halo_columns(const int *bound, int from, int to, int left, int right, int *k0, int *k1)
+{
+    int lo, hi;
+    if (from < to) {
+        lo = bound[to] - left;
+        hi = bound[to];
+    } else {
+        lo = bound[to + 1];
+        hi = bound[to + 1] + right;
+    }
+    *k0 = lo > bound[from] ? lo : bound[from];
+    *k1 = hi < bound[from + 1] ? hi : bound[from + 1];
+}
+
+/* Values in columns [k0, k1) of g's array (per_cell a cell), and where they lie. */
+static mg_span columns(const mg_grid *g, int k0, int k1, int per_cell, size_t *values)
+{
+    mg_span sp = mg_columns_span(g, g->own_axis, k0, k1 > k0 ? k1 : k0, per_cell);
+    *values = k1 > k0 ? (size_t)(sp.run * sp.count) : 0;
+    return sp;
+}
+
+static int reserve(struct domain *d, size_t values, sl_err *err)
+{
+    if (!d->cells_wait && !(d->cells_wait = malloc(2 * (size_t)d->size * sizeof *d->cells_wait)))
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: out of memory for the cell levels' halo", d->rank);
+    if (values <= d->cells_cap)
+        return SL_OK;
+    real *out = realloc(d->cells_out, values * sizeof *out);
+    if (out)
+        d->cells_out = out;
+    real *in = out ? realloc(d->cells_in, values * sizeof *in) : NULL;
+    if (in)
+        d->cells_in = in;
+    if (!in)
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: out of memory for the cell levels' halo (%zu values)", d->rank,
+                       values);
+    d->cells_cap = values;
+    return SL_OK;
+}
+
+int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int per_cell, int left, int right,
+                     sl_err *err)
+{
+    struct domain *d = s->domain;
+    if (!d)
+        return SL_OK;
+    const double t = MPI_Wtime();
+    const int me = d->rank;
+    size_t out = 0, in = 0, values;
+    for (int q = 0; q < d->size; ++q) {
+        if (q == me)
+            continue;
+        int k0, k1;
+        halo_columns(bound, me, q, left, right, &k0, &k1);
+        columns(g, k0, k1, per_cell, &values);
+        out += values;
+        halo_columns(bound, q, me, left, right, &k0, &k1);
+        columns(g, k0, k1, per_cell, &values);
+        in += values;
+    }
+    int rc = reserve(d, out > in ? out : in, err);
+    if (rc)
+        return rc;
+    int requests = 0;
+    size_t at = 0;
+    for (int q = 0; q < d->size; ++q) { /* every receive posted before any send */
+        int k0, k1;
+        if (q == me)
+            continue;
+        halo_columns(bound, q, me, left, right, &k0, &k1);
+        columns(g, k0, k1, per_cell, &values);
+        if (!values)
+            continue;
+        if (values > INT_MAX)
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo of %zu values is above MPI's int count",
+                           me, values);
+        MPI_Irecv(d->cells_in + at, (int)values, DOMAIN_MPI_REAL, q, CELL_HALO_TAG, d->comm, &d->cells_wait[requests++]);
+        at += values;
+    }
+    at = 0;
+    for (int q = 0; q < d->size; ++q) {
+        int k0, k1;
+        if (q == me)
+            continue;
+        halo_columns(bound, me, q, left, right, &k0, &k1);
+        mg_span sp = columns(g, k0, k1, per_cell, &values);
+        if (!values)
+            continue;
+        if (s->be->mg->columns(s, v, sp, d->cells_out + at, 1))
+            return sim_backend_error(s, err) ? SL_ERR_RUNTIME
+                                             : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo failed", me);
+        MPI_Isend(d->cells_out + at, (int)values, DOMAIN_MPI_REAL, q, CELL_HALO_TAG, d->comm, &d->cells_wait[requests++]);
+        at += values;
+    }
+    MPI_Waitall(requests, d->cells_wait, MPI_STATUSES_IGNORE);
+    at = 0;
+    for (int q = 0; q < d->size; ++q) {
+        int k0, k1;
+        if (q == me)
+            continue;
+        halo_columns(bound, q, me, left, right, &k0, &k1);
+        mg_span sp = columns(g, k0, k1, per_cell, &values);
+        if (!values)
+            continue;
+        if (s->be->mg->columns(s, v, sp, d->cells_in + at, 0))
+            return sim_backend_error(s, err) ? SL_ERR_RUNTIME
+                                             : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo failed", me);
+        at += values;
+    }
+    d->seconds[DT_CELL_HALO] += MPI_Wtime() - t;
+    return SL_OK;
+}
