@@ -392,6 +392,15 @@ mps)
     against_one "semi-implicit MPS, multigrid's hybrid cycle, 3 ranks, to 0.03 s" hybrid.cfg 3 2e-4 --until 0.03
     iterations_agree "multigrid's hybrid cycle, 3 ranks, CG iterations per step" "$one" "$many" 1 1 1
     unset SLUICE_MG_CYCLE
+    # the levels from the first of at most SLUICE_MG_GATHER_CELLS cells gathered whole on every rank
+    # (here by default from level 1 on): halos on every level instead (0), or from level 2 on (100)
+    for cells in 0 100; do
+        export SLUICE_MG_GATHER_CELLS=$cells
+        sed "s|cg_tolerance = 1.0e-6;|cg_tolerance = 1.0e-6; /* gather $cells */|" mps.cfg >gather$cells.cfg
+        against_one "semi-implicit MPS, multigrid, SLUICE_MG_GATHER_CELLS=$cells, 3 ranks, to 0.03 s" gather$cells.cfg 3 2e-4 --until 0.03
+        iterations_agree "SLUICE_MG_GATHER_CELLS=$cells, 3 ranks, CG iterations per step" "$one" "$many" 1 1 1
+    done
+    unset SLUICE_MG_GATHER_CELLS
     export SLUICE_MPI_MG=blocks
     sed 's|cg_tolerance = 1.0e-6;|cg_tolerance = 1.0e-6; /* blocks */|' mps.cfg >blocks.cfg
     against_one "semi-implicit MPS, overlapping blocks, 2 ranks, 20 steps" blocks.cfg 2 1e-5 --steps 20

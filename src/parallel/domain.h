@@ -168,6 +168,10 @@ int domain_cell_cuts(const sim *s, int *axis, int *rank, int *cut);
 int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int per_cell, int left, int right,
                      sl_err *err);
 
+/* The columns of v (as in domain_cell_halo) that the other ranks own copied here from them: the
+ * whole level on every rank (every rank calls it with the same arguments). */
+int domain_cell_gather(sim *s, const mg_grid *g, const int *bound, real *v, int per_cell, sl_err *err);
+
 /* ---- what every rank samples of its own particles (the probes, io/probes.c) --------------------- */
 
 /* v[0 .. count) replaced by their largest over every rank, on every rank (exact, so every rank

@@ -188,9 +188,9 @@ void domain_detach(sim *s)
     free(d->plan);
     free(d->field_counts);
     free(d->sums);
-    free(d->cells_out);
-    free(d->cells_in);
+    domain_cells_free(d, s);
     free(d->cells_wait);
+    free(d->cells_counts);
     free(d);
     s->domain = NULL;
 }

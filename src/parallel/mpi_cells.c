@@ -1,6 +1,6 @@
 /* mpi_cells.c: the multigrid's cell levels cut among the ranks as the particles are
- * (solver/multigrid.h, mg_ranks): each rank's columns of the neighbour grid, and the halos of a
- * level's array between the ranks. */
+ * (solver/multigrid.h, mg_ranks): each rank's columns of the neighbour grid, the halos of a level's
+ * array between the ranks, and a small level gathered whole on every rank. */
 #include "mpi_domain.h"
 
 #include <limits.h>
@@ -58,22 +58,48 @@ static mg_span columns(const mg_grid *g, int k0, int k1, int per_cell, size_t *v
     return sp;
 }
 
-static int reserve(struct domain *d, size_t values, sl_err *err)
+/* b with room for `bytes` (contents not kept): page-locked host memory where the backend has some,
+ * so that a device's copies each way run at the bus's speed, else malloc's. */
+static int grow(sim *s, backend_buffer *b, size_t bytes)
+{
+    if (bytes <= b->cap && b->ptr)
+        return 0;
+    const size_t c = bytes + bytes / 4 + 4096;
+    const backend_halo_hooks *h = s->be->halo;
+    if (h->host_buffer)
+        return h->host_buffer(s, b, c);
+    free(b->ptr);
+    b->ptr = malloc(c);
+    b->cap = b->ptr ? c : 0;
+    return b->ptr ? 0 : -1;
+}
+
+static void release(sim *s, backend_buffer *b)
+{
+    const backend_halo_hooks *h = s->be ? s->be->halo : NULL;
+    if (h && h->host_buffer_free)
+        h->host_buffer_free(s, b);
+    else
+        free(b->ptr);
+    b->ptr = NULL;
+    b->cap = 0;
+}
+
+void domain_cells_free(struct domain *d, sim *s)
+{
+    release(s, &d->cells_out);
+    release(s, &d->cells_in);
+}
+
+static int reserve(struct domain *d, sim *s, size_t values, sl_err *err)
 {
     if (!d->cells_wait && !(d->cells_wait = malloc(2 * (size_t)d->size * sizeof *d->cells_wait)))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: out of memory for the cell levels' halo", d->rank);
-    if (values <= d->cells_cap)
-        return SL_OK;
-    real *out = realloc(d->cells_out, values * sizeof *out);
-    if (out)
-        d->cells_out = out;
-    real *in = out ? realloc(d->cells_in, values * sizeof *in) : NULL;
-    if (in)
-        d->cells_in = in;
-    if (!in)
+    if (!d->cells_counts && !(d->cells_counts = malloc(2 * (size_t)d->size * sizeof *d->cells_counts)))
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: out of memory for the cell levels' halo", d->rank);
+    if (grow(s, &d->cells_out, values * sizeof(real)) || grow(s, &d->cells_in, values * sizeof(real)))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: out of memory for the cell levels' halo (%zu values)", d->rank,
                        values);
-    d->cells_cap = values;
     return SL_OK;
 }
 
@@ -97,9 +123,11 @@ int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int pe
         columns(g, k0, k1, per_cell, &values);
         in += values;
     }
-    int rc = reserve(d, out > in ? out : in, err);
+    int rc = reserve(d, s, out > in ? out : in, err);
     if (rc)
         return rc;
+    real *const sent = d->cells_out.ptr, *const arrived = d->cells_in.ptr;
+    MPI_Request *wait = d->cells_wait;
     int requests = 0;
     size_t at = 0;
     for (int q = 0; q < d->size; ++q) { /* every receive posted before any send */
@@ -113,7 +141,7 @@ int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int pe
         if (values > INT_MAX)
             return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo of %zu values is above MPI's int count",
                            me, values);
-        MPI_Irecv(d->cells_in + at, (int)values, DOMAIN_MPI_REAL, q, CELL_HALO_TAG, d->comm, &d->cells_wait[requests++]);
+        MPI_Irecv(arrived + at, (int)values, DOMAIN_MPI_REAL, q, CELL_HALO_TAG, d->comm, &wait[requests++]);
         at += values;
     }
     at = 0;
@@ -125,13 +153,13 @@ int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int pe
         mg_span sp = columns(g, k0, k1, per_cell, &values);
         if (!values)
             continue;
-        if (s->be->mg->columns(s, v, sp, d->cells_out + at, 1))
+        if (s->be->mg->columns(s, v, sp, sent + at, 1))
             return sim_backend_error(s, err) ? SL_ERR_RUNTIME
                                              : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo failed", me);
-        MPI_Isend(d->cells_out + at, (int)values, DOMAIN_MPI_REAL, q, CELL_HALO_TAG, d->comm, &d->cells_wait[requests++]);
+        MPI_Isend(sent + at, (int)values, DOMAIN_MPI_REAL, q, CELL_HALO_TAG, d->comm, &wait[requests++]);
         at += values;
     }
-    MPI_Waitall(requests, d->cells_wait, MPI_STATUSES_IGNORE);
+    MPI_Waitall(requests, wait, MPI_STATUSES_IGNORE);
     at = 0;
     for (int q = 0; q < d->size; ++q) {
         int k0, k1;
@@ -141,10 +169,50 @@ int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int pe
         mg_span sp = columns(g, k0, k1, per_cell, &values);
         if (!values)
             continue;
-        if (s->be->mg->columns(s, v, sp, d->cells_in + at, 0))
+        if (s->be->mg->columns(s, v, sp, arrived + at, 0))
             return sim_backend_error(s, err) ? SL_ERR_RUNTIME
                                              : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo failed", me);
         at += values;
+    }
+    d->seconds[DT_CELL_HALO] += MPI_Wtime() - t;
+    return SL_OK;
+}
+
+int domain_cell_gather(sim *s, const mg_grid *g, const int *bound, real *v, int per_cell, sl_err *err)
+{
+    struct domain *d = s->domain;
+    if (!d)
+        return SL_OK;
+    const double t = MPI_Wtime();
+    int rc = reserve(d, s, 0, err);
+    if (rc)
+        return rc;
+    int *counts = d->cells_counts, *offsets = d->cells_counts + d->size;
+    size_t total = 0, values;
+    for (int q = 0; q < d->size; ++q) {
+        columns(g, bound[q], bound[q + 1], per_cell, &values);
+        if (values > INT_MAX || total + values > INT_MAX)
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level of %zu values is above MPI's int count",
+                           d->rank, total + values);
+        counts[q] = (int)values;
+        offsets[q] = (int)total;
+        total += values;
+    }
+    if ((rc = reserve(d, s, total, err)))
+        return rc;
+    const int me = d->rank;
+    mg_span own = columns(g, bound[me], bound[me + 1], per_cell, &values);
+    if (values && s->be->mg->columns(s, v, own, d->cells_out.ptr, 1))
+        return sim_backend_error(s, err) ? SL_ERR_RUNTIME
+                                         : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's gather failed", me);
+    MPI_Allgatherv(d->cells_out.ptr, counts[me], DOMAIN_MPI_REAL, d->cells_in.ptr, counts, offsets, DOMAIN_MPI_REAL, d->comm);
+    for (int q = 0; q < d->size; ++q) {
+        mg_span sp = columns(g, bound[q], bound[q + 1], per_cell, &values);
+        if (q == me || !values)
+            continue;
+        if (s->be->mg->columns(s, v, sp, (real *)d->cells_in.ptr + offsets[q], 0))
+            return sim_backend_error(s, err) ? SL_ERR_RUNTIME
+                                             : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's gather failed", me);
     }
     d->seconds[DT_CELL_HALO] += MPI_Wtime() - t;
     return SL_OK;

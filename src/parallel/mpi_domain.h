@@ -109,9 +109,10 @@ struct domain {
     const int32_t *order_at, *slot_at;
     backend_buffer plan_dev;
     int plan_on_device; /* the plan was made where the routes were chosen (backend.halo.plan) */
-    real *cells_out, *cells_in; /* the cell levels' halo columns, packed (mpi_cells.c), [cells_cap] each */
-    size_t cells_cap;
+    backend_buffer cells_out, cells_in; /* the cell levels' halo columns, packed (mpi_cells.c): the
+                                         * backend's page-locked host memory where it has some */
     MPI_Request *cells_wait; /* [2 size] */
+    int *cells_counts; /* [2 size]: a gather's counts and offsets */
     double *sums;      /* every rank's values in domain_sum, [sums_cap], grown to the largest call */
     size_t sums_cap;
     routes moves;      /* scratch: the particles that migrate, or go out as ghosts */
@@ -154,6 +155,9 @@ static inline double domain_lap(struct domain *d, int k, double t0)
 
 /* The MPI type of `real`. */
 #define DOMAIN_MPI_REAL (sizeof(real) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT)
+
+/* Frees the cell levels' halo buffers (mpi_cells.c), while the backend still holds its state. */
+void domain_cells_free(struct domain *d, sim *s);
 
 /* The slabs as slab_rule.h's rule reads them, for choice c. */
 slab_rule domain_rule(const struct domain *d, enum slab_choice c);

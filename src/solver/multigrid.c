@@ -34,6 +34,12 @@ void multigrid_init(multigrid *mg, int diag_field)
     const char *listed = getenv("SLUICE_MG_COARSEST_LISTED"); /* a measurement knob; 0: every level */
     if (listed && *listed && strtol(listed, NULL, 10) >= 0)
         mg->coarsest_listed = (int)strtol(listed, NULL, 10);
+    /* 2^17 cells: SPHERIC Test 2 with MPS at 20M particles a rank on 2 H200s cut its 8 levels' halos
+     * (about 46 an iteration, 0.13 ms each) to those of levels 0-2; the gathered b is 0.5 MB at most */
+    mg->gather_cells = 1 << 17;
+    const char *gather = getenv("SLUICE_MG_GATHER_CELLS"); /* a measurement knob; 0: halos on every level */
+    if (gather && *gather && strtol(gather, NULL, 10) >= 0)
+        mg->gather_cells = (int)strtol(gather, NULL, 10);
     mg->diag = diag_field;
     /* 2 x 2 x 2 cells into one: merging 3 or 4 per axis takes fewer levels but more iterations,
      * slower on the H200 at 217k and 1M particles (docs/performance.md) */
@@ -260,6 +266,7 @@ static int set_columns(sim *s, multigrid *mg, sl_err *err)
     if (mg->ranks.cuts(s, &axis, &mg->rank, cut) != np)
         return sl_fail(err, SL_ERR_RUNTIME, "multigrid: the processes' count changed");
     int64_t span = 1; /* F_l */
+    mg->whole_from = mg->nlevels;
     for (int l = 0; l < mg->nlevels; ++l) {
         mg_grid *g = &mg->level[l];
         int *b = mg->bound + l * stride;
@@ -269,12 +276,27 @@ static int set_columns(sim *s, multigrid *mg, sl_err *err)
         }
         b[0] = 0;
         g->own_axis = axis;
-        g->own_lo = b[mg->rank];
-        g->own_hi = b[mg->rank + 1];
+        g->own_lo = l > mg->whole_from ? 0 : b[mg->rank]; /* whole_from itself once gathered */
+        g->own_hi = l > mg->whole_from ? g->n[axis] : b[mg->rank + 1];
+        if (l >= 1 && mg->whole_from == mg->nlevels && g->ncells <= mg->gather_cells)
+            mg->whole_from = l;
         if (g->n[axis] > 1)
             span *= g->merge;
     }
     return SL_OK;
+}
+
+/* Level l (whole_from) made whole on this process once its own columns are built: the others'
+ * stencils gathered, and the level listed again over every column. */
+static int gather_level(sim *s, multigrid *mg, int l, sl_err *err)
+{
+    mg_grid *g = &mg->level[l];
+    int rc = mg->ranks.gather(s, g, mg->bound + l * (mg->nranks + 1), g->a, g->nst, err);
+    if (rc)
+        return rc;
+    g->own_lo = 0;
+    g->own_hi = g->n[g->own_axis];
+    return s->be->mg->list_cells(s, g, l);
 }
 
 /* Level l's array v (g's layout, per_cell values a cell) made current in the other processes'
@@ -282,7 +304,7 @@ static int set_columns(sim *s, multigrid *mg, sl_err *err)
 static int halo(sim *s, const multigrid *mg, int l, const mg_grid *g, real *v, int per_cell, int left, int right,
                 sl_err *err)
 {
-    if (mg->nranks <= 1)
+    if (mg->nranks <= 1 || l >= mg->whole_from) /* a whole level: nothing is another's */
         return SL_OK;
     return mg->ranks.halo(s, g, mg->bound + l * (mg->nranks + 1), v, per_cell, left, right, err);
 }
@@ -339,6 +361,7 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
             return rc;
         choose_cycle(s, mg);
         mg->nranks = mg->ranks.cuts ? mg->ranks.cuts(s, &(int){0}, &mg->rank, NULL) : 1;
+        mg->whole_from = mg->nlevels; /* (set_columns's on several processes) */
     }
     if (mg->nranks > 1 && (rc = set_columns(s, mg, err)))
         return rc;
@@ -374,19 +397,23 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
         if ((rc = run_level(s, &m, MG_GALERKIN_DIAGONAL)) || (rc = s->be->mg->list_cells(s, &mg->level[l + 1], l + 1)))
             break;
         m.coarse = mg->level[l + 1];
-        rc = run_level(s, &m, MG_GALERKIN);
+        if ((rc = run_level(s, &m, MG_GALERKIN)))
+            break;
+        if (l + 1 == mg->whole_from && mg->nranks > 1 && (rc = halo_failed = gather_level(s, mg, l + 1, err)))
+            break;
     }
     if (halo_failed)
         return rc;
     int64_t counts[MG_MAX_LEVELS];
     if (!rc && !(rc = s->be->mg->count_listed(s, mg->level, mg->nlevels, counts))) {
         if (mg->nranks > 1) { /* every process runs the same depth: the counts of the whole domain */
-            double total[MG_MAX_LEVELS];
-            for (int l = 0; l < mg->nlevels; ++l)
+            double total[MG_MAX_LEVELS]; /* (the whole levels' counts are the domain's already) */
+            const int cut_levels = mg->whole_from;
+            for (int l = 0; l < cut_levels; ++l)
                 total[l] = (double)counts[l];
-            if ((rc = mg->ranks.sum(s, total, mg->nlevels, err)))
+            if ((rc = mg->ranks.sum(s, total, cut_levels, err)))
                 return rc;
-            for (int l = 0; l < mg->nlevels; ++l)
+            for (int l = 0; l < cut_levels; ++l)
                 counts[l] = (int64_t)total[l];
         }
         const int used = cycle_depth(mg, counts);
@@ -469,6 +496,11 @@ static int cycle(sim *s, cycle_ctx *c, int l)
     }
     if ((rc = run_level(s, m, MG_RESTRICT)))
         return rc;
+    if (l + 1 == mg->whole_from && mg->nranks > 1 && /* the next level whole: its b from every process */
+        (rc = mg->ranks.gather(s, &m->coarse, mg->bound + (l + 1) * (mg->nranks + 1), m->coarse.b, 1, c->err))) {
+        c->halo_failed = 1;
+        return rc;
+    }
     mg_grid fine = m->fine; /* the roles of x and t after the steps before */
     if ((rc = cycle(s, c, l + 1)))
         return rc;

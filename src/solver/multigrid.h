@@ -30,6 +30,9 @@ typedef struct mg_ranks {
      * `right` above its last, where process q owns g's columns [bound[q], bound[q + 1]). */
     int (*halo)(struct sim *s, const mg_grid *g, const int *bound, real *v, int per_cell, int left, int right,
                 sl_err *err);
+    /* The columns of v that the other processes own copied here from them: the whole level on
+     * every process (the same arguments on every process). */
+    int (*gather)(struct sim *s, const mg_grid *g, const int *bound, real *v, int per_cell, sl_err *err);
     /* v[0 .. count) summed over the processes. */
     int (*sum)(struct sim *s, double *v, int count, sl_err *err);
 } mg_ranks;
@@ -73,6 +76,11 @@ typedef struct multigrid {
     /* several processes (mg_ranks; set before the first set-up) */
     mg_ranks ranks;
     int nranks, rank;      /* processes the levels are cut among (1: none), and this one's number */
+    int gather_cells;      /* the levels from the first after level 0 of at most this many cells (its
+                            * box) are whole on every process: each cycle gathers that level's b, and
+                            * every process runs the rest alike, with no halo (SLUICE_MG_GATHER_CELLS,
+                            * a measurement knob; 0: never) */
+    int whole_from;        /* that level (nlevels: none) */
     int *bound;            /* level l's columns of process q: [bound[l (nranks + 1) + q], .. + 1) */
     /* statistics (the set-up's time is in the profile: phase mg.setup, `sluice bench`) */
     int widenings;         /* times rows did not fit and were assembled again */

@@ -80,7 +80,7 @@ static int mps_init(sim *s, sl_err *err)
             if (how && strcmp(how, "blocks") == 0) /* each rank's cycle on its rows and its ghosts' */
                 cg->add_back = domain_add_ghosts_to_owners;
             else /* one cycle over the ranks, its cell levels cut as the particles are */
-                d->mg.ranks = (mg_ranks){domain_cell_cuts, domain_cell_halo, domain_sum};
+                d->mg.ranks = (mg_ranks){domain_cell_cuts, domain_cell_halo, domain_cell_gather, domain_sum};
         }
     }
     return SL_OK;
