@@ -69,37 +69,26 @@ static mg_span columns(const mg_grid *g, int k0, int k1, int per_cell, size_t *v
     return sp;
 }
 
-/* b with room for `bytes` (contents not kept): page-locked host memory where the backend has some,
- * so that a device's copies each way run at the bus's speed, else malloc's. */
+/* b with room for `bytes` at least (a quarter more when it grows), page-locked where it can be. */
 static int grow(sim *s, backend_buffer *b, size_t bytes)
 {
-    if (bytes <= b->cap && b->ptr)
-        return 0;
-    const size_t c = bytes + bytes / 4 + 4096;
-    const backend_halo_hooks *h = s->be->halo;
-    if (h->host_buffer)
-        return h->host_buffer(s, b, c);
-    free(b->ptr);
-    b->ptr = malloc(c);
-    b->cap = b->ptr ? c : 0;
-    return b->ptr ? 0 : -1;
-}
-
-static void release(sim *s, backend_buffer *b)
-{
-    const backend_halo_hooks *h = s->be ? s->be->halo : NULL;
-    if (h && h->host_buffer_free)
-        h->host_buffer_free(s, b);
-    else
-        free(b->ptr);
-    b->ptr = NULL;
-    b->cap = 0;
+    return bytes <= b->cap && b->ptr ? 0 : domain_host_buffer(s, b, bytes + bytes / 4 + 4096);
 }
 
 void domain_cells_free(struct domain *d, sim *s)
 {
-    release(s, &d->cells_out);
-    release(s, &d->cells_in);
+    domain_host_buffer_free(s, &d->cells_out);
+    domain_host_buffer_free(s, &d->cells_in);
+}
+
+/* span sp of v to the host (to_host) or back, through the backend. */
+static int copy(sim *s, real *v, mg_span sp, real *host, int to_host, sl_err *err)
+{
+    if (!s->be->mg->columns(s, v, sp, host, to_host))
+        return SL_OK;
+    return sim_backend_error(s, err) ? SL_ERR_RUNTIME
+                                     : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo failed",
+                                               s->domain->rank);
 }
 
 static int reserve(struct domain *d, sim *s, size_t values, sl_err *err)
@@ -164,9 +153,8 @@ int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int pe
         mg_span sp = columns(g, k0, k1, per_cell, &values);
         if (!values)
             continue;
-        if (s->be->mg->columns(s, v, sp, sent + at, 1))
-            return sim_backend_error(s, err) ? SL_ERR_RUNTIME
-                                             : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo failed", me);
+        if ((rc = copy(s, v, sp, sent + at, 1, err)))
+            return rc;
         MPI_Isend(sent + at, (int)values, DOMAIN_MPI_REAL, q, CELL_HALO_TAG, d->comm, &wait[requests++]);
         at += values;
     }
@@ -180,9 +168,8 @@ int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int pe
         mg_span sp = columns(g, k0, k1, per_cell, &values);
         if (!values)
             continue;
-        if (s->be->mg->columns(s, v, sp, arrived + at, 0))
-            return sim_backend_error(s, err) ? SL_ERR_RUNTIME
-                                             : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo failed", me);
+        if ((rc = copy(s, v, sp, arrived + at, 0, err)))
+            return rc;
         at += values;
     }
     d->seconds[DT_CELL_HALO] += MPI_Wtime() - t;
@@ -213,17 +200,15 @@ int domain_cell_gather(sim *s, const mg_grid *g, const int *bound, real *v, int 
         return rc;
     const int me = d->rank;
     mg_span own = columns(g, bound[me], bound[me + 1], per_cell, &values);
-    if (values && s->be->mg->columns(s, v, own, d->cells_out.ptr, 1))
-        return sim_backend_error(s, err) ? SL_ERR_RUNTIME
-                                         : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's gather failed", me);
+    if (values && (rc = copy(s, v, own, d->cells_out.ptr, 1, err)))
+        return rc;
     MPI_Allgatherv(d->cells_out.ptr, counts[me], DOMAIN_MPI_REAL, d->cells_in.ptr, counts, offsets, DOMAIN_MPI_REAL, d->comm);
     for (int q = 0; q < d->size; ++q) {
         mg_span sp = columns(g, bound[q], bound[q + 1], per_cell, &values);
         if (q == me || !values)
             continue;
-        if (s->be->mg->columns(s, v, sp, (real *)d->cells_in.ptr + offsets[q], 0))
-            return sim_backend_error(s, err) ? SL_ERR_RUNTIME
-                                             : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's gather failed", me);
+        if ((rc = copy(s, v, sp, (real *)d->cells_in.ptr + offsets[q], 0, err)))
+            return rc;
     }
     d->seconds[DT_CELL_HALO] += MPI_Wtime() - t;
     return SL_OK;

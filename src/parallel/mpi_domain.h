@@ -156,6 +156,12 @@ static inline double domain_lap(struct domain *d, int k, double t0)
 /* The MPI type of `real`. */
 #define DOMAIN_MPI_REAL (sizeof(real) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT)
 
+/* b made to hold `bytes` bytes of host memory (contents not kept): the backend's page-locked memory
+ * where it has some (backend.halo.host_buffer), so that a device's copies each way run at the bus's
+ * speed, else malloc's; 0, or -1 out of memory (mpi_transfer.c). And its release. */
+int domain_host_buffer(sim *s, backend_buffer *b, size_t bytes);
+void domain_host_buffer_free(sim *s, backend_buffer *b);
+
 /* Frees the cell levels' halo buffers (mpi_cells.c), while the backend still holds its state. */
 void domain_cells_free(struct domain *d, sim *s);
 

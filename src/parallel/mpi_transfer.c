@@ -45,15 +45,36 @@ static int one_host(const struct domain *d)
     return n == d->size;
 }
 
-static void buffer_free(struct domain *d, sim *s, backend_buffer *b)
+int domain_host_buffer(sim *s, backend_buffer *b, size_t bytes)
+{
+    const backend_halo_hooks *h = s->be->halo;
+    if (h->host_buffer)
+        return h->host_buffer(s, b, bytes);
+    free(b->ptr);
+    b->ptr = malloc(bytes);
+    b->cap = b->ptr ? bytes : 0;
+    return b->ptr ? 0 : -1;
+}
+
+void domain_host_buffer_free(sim *s, backend_buffer *b)
 {
     const backend_halo_hooks *h = s->be ? s->be->halo : NULL;
-    if (d->direct && h)
-        h->peer_buffer_free(s, b);
-    else if (h && h->host_buffer_free)
+    if (h && h->host_buffer_free)
         h->host_buffer_free(s, b);
     else
         free(b->ptr);
+    b->ptr = NULL;
+    b->cap = 0;
+}
+
+static void buffer_free(struct domain *d, sim *s, backend_buffer *b)
+{
+    const backend_halo_hooks *h = s->be ? s->be->halo : NULL;
+    if (!(d->direct && h)) {
+        domain_host_buffer_free(s, b);
+        return;
+    }
+    h->peer_buffer_free(s, b);
     b->ptr = NULL;
     b->cap = 0;
 }
@@ -91,12 +112,7 @@ static int grow(struct domain *d, sim *s, backend_buffer *b, size_t n)
             d->send_generation++; /* the peers map the new one at the next exchange */
         return h->peer_buffer(s, b, c);
     }
-    if (h->host_buffer)
-        return h->host_buffer(s, b, c);
-    free(b->ptr);
-    b->ptr = malloc(c);
-    b->cap = b->ptr ? c : 0;
-    return b->ptr ? 0 : -1;
+    return domain_host_buffer(s, b, c);
 }
 
 /* Maps rank q's send buffer as its notice names it (again when q reallocated it). */
