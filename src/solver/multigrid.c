@@ -427,10 +427,6 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
     return SL_OK;
 }
 
-/* `steps` Jacobi steps on m->fine: the first from x = 0 (x = omega b / diag) when from_zero. Each
- * step after that writes the new iterate into t (MG_SWEEP) and swaps m->fine's x and t, so one loop
- * takes a step instead of two (residual, then correction): the same arithmetic, fewer launches and
- * barriers on the GPU, whose small levels are bound by them. */
 typedef struct cycle_ctx {
     const multigrid *mg;
     mg_args *m;
@@ -438,20 +434,24 @@ typedef struct cycle_ctx {
     int halo_failed; /* err holds the message; else a loop failed, the backend keeps it */
 } cycle_ctx;
 
-/* Level l's iterate made current where this process's stencils read the others' columns. */
-static int x_halo(sim *s, cycle_ctx *c, int l, const mg_grid *g, int left, int right)
+/* Level l's array v (g's layout) made current where this process's loops read the others' columns. */
+static int cycle_halo(sim *s, cycle_ctx *c, int l, const mg_grid *g, real *v, int left, int right)
 {
-    int rc = halo(s, c->mg, l, g, g->x, 1, left, right, c->err);
+    int rc = halo(s, c->mg, l, g, v, 1, left, right, c->err);
     c->halo_failed = rc != SL_OK;
     return rc;
 }
 
+/* `steps` Jacobi steps on m->fine: the first from x = 0 (x = omega b / diag) when from_zero. Each
+ * step after that writes the new iterate into t (MG_SWEEP) and swaps m->fine's x and t, so one loop
+ * takes a step instead of two (residual, then correction): the same arithmetic, fewer launches and
+ * barriers on the GPU, whose small levels are bound by them. */
 static int jacobi_steps(sim *s, cycle_ctx *c, int l, int steps, int from_zero)
 {
     mg_args *m = c->m;
     int rc = from_zero && steps > 0 ? run_level(s, m, MG_SMOOTH) : SL_OK;
     for (int k = from_zero; k < steps && !rc; ++k) {
-        if ((rc = x_halo(s, c, l, &m->fine, m->fine.reach, m->fine.reach)))
+        if ((rc = cycle_halo(s, c, l, &m->fine, m->fine.x, m->fine.reach, m->fine.reach)))
             break;
         rc = run_level(s, m, MG_SWEEP);
         real *x = m->fine.x;
@@ -487,14 +487,10 @@ static int cycle(sim *s, cycle_ctx *c, int l)
     if (l == mg->used - 1)
         return jacobi_steps(s, c, l, mg->coarsest_sweeps, 1);
     m->coarse = mg->level[l + 1];
-    if ((rc = jacobi_steps(s, c, l, mg->level_sweeps, 1)) || (rc = x_halo(s, c, l, &m->fine, m->fine.reach, m->fine.reach)) ||
-        (rc = run_level(s, m, MG_RESIDUAL)))
-        return rc;
-    if ((rc = halo(s, mg, l, &m->fine, m->fine.t, 1, 0, 1, c->err))) {
-        c->halo_failed = 1;
-        return rc;
-    }
-    if ((rc = run_level(s, m, MG_RESTRICT)))
+    if ((rc = jacobi_steps(s, c, l, mg->level_sweeps, 1)) ||
+        (rc = cycle_halo(s, c, l, &m->fine, m->fine.x, m->fine.reach, m->fine.reach)) ||
+        (rc = run_level(s, m, MG_RESIDUAL)) || (rc = cycle_halo(s, c, l, &m->fine, m->fine.t, 0, 1)) ||
+        (rc = run_level(s, m, MG_RESTRICT)))
         return rc;
     if (l + 1 == mg->whole_from && mg->nranks > 1 && /* the next level whole: its b from every process */
         (rc = mg->ranks.gather(s, &m->coarse, mg->bound + (l + 1) * (mg->nranks + 1), m->coarse.b, 1, c->err))) {
@@ -506,7 +502,7 @@ static int cycle(sim *s, cycle_ctx *c, int l)
         return rc;
     m->fine = fine;
     m->coarse = solved_level(mg, l + 1);
-    if ((rc = x_halo(s, c, l + 1, &m->coarse, 1, 0)) || (rc = run_level(s, m, MG_PROLONG)))
+    if ((rc = cycle_halo(s, c, l + 1, &m->coarse, m->coarse.x, 1, 0)) || (rc = run_level(s, m, MG_PROLONG)))
         return rc;
     return jacobi_steps(s, c, l, mg->level_sweeps, 0);
 }
@@ -530,7 +526,7 @@ static int cell_levels(sim *s, cycle_ctx *c)
 static int first_level_halo(sim *s, cycle_ctx *c)
 {
     const mg_grid g = solved_level(c->mg, 0);
-    return x_halo(s, c, 0, &g, g.reach, g.reach);
+    return cycle_halo(s, c, 0, &g, g.x, g.reach, g.reach);
 }
 
 /* z = B r, B symmetric positive definite (C, the cell levels' V-cycle, is: the same Jacobi steps
