@@ -1,7 +1,8 @@
 #!/bin/bash
 # tools/bench-scenes: the scenes docs/performance.md names are written, the small ones pass
-# `sluice check` with the method and CFL they are meant to have, and the MPI scaling scenes carry
-# their spacings (checking those would build tens of millions of particles).
+# `sluice check` with the method and CFL they are meant to have, and the MPI scaling scenes (WCSPH
+# s*, w20_*; MPS m20_*) carry their spacings and edits (checking those would build tens of millions
+# of particles).
 # usage: bench_scenes_test.sh SLUICE SOURCE_DIR
 set -u
 exe=$1
@@ -28,5 +29,14 @@ for pair in 1:0.00354 2:0.00281 4:0.00223; do
         grep -q "^  spacing = ${pair#*:}; " "$out/s${pair%%:*}.cfg"
     check "s${pair%%:*}.cfg writes positions and ids only, no checkpoints" \
         grep -q '^  fields = \["position", "id"\]; checkpoint_every = 0;' "$out/s${pair%%:*}.cfg"
+done
+for pair in 1:0.003418 2:0.002683 4:0.002113; do
+    check "w20_${pair%%:*}.cfg at spacing ${pair#*:}" grep -q "^  spacing = ${pair#*:}; " "$out/w20_${pair%%:*}.cfg"
+done
+for pair in 1:0.00338 2:0.00266 4:0.00211; do
+    f=$out/m20_${pair%%:*}.cfg
+    check "m20_${pair%%:*}.cfg at spacing ${pair#*:}" grep -q "^  spacing = ${pair#*:};" "$f"
+    check "m20_${pair%%:*}.cfg runs semi-implicit MPS at CFL 0.4, no gridded output" \
+        bash -c "grep -q 'method = \"mps\";' $f && grep -q '^  cfl = 0.4;' $f && grep -q '^mps = { operators' $f && ! grep -q '^grid = ' $f"
 done
 [ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
