@@ -163,9 +163,11 @@ void domain_describe(const sim *s, char *buf, size_t len)
     if (d->whole_steps > 0 && w > 0 && (size_t)w < len)
         w += snprintf(buf + w, len - (size_t)w, "; ms per step (slowest rank): whole %.4g, waiting for the other ranks %.3g",
                       1e3 * most[DT_STEP] / (double)d->whole_steps, 1e3 * most[DT_WAIT] / (double)d->steps);
-    if (most[DT_CELL_HALO] > 0 && d->whole_steps > 0 && w > 0 && (size_t)w < len) /* semi-implicit MPS, multigrid */
-        w += snprintf(buf + w, len - (size_t)w, "; ms per step in the cell levels' halos (slowest rank) %.3g",
-                      1e3 * most[DT_CELL_HALO] / (double)d->whole_steps);
+    if (most[DT_CELL_HALO] > 0 && d->whole_steps > 0) { /* semi-implicit MPS, multigrid: whose halos wait */
+        if (w > 0 && (size_t)w < len)
+            w += snprintf(buf + w, len - (size_t)w, "; ms per step in the cell levels' halos per rank");
+        w = per_rank(d, 1e3 * d->seconds[DT_CELL_HALO] / (double)d->whole_steps, " %.3g", buf, len, w);
+    }
     if (d->transfer_decided && w > 0 && (size_t)w < len)
         snprintf(buf + w, len - (size_t)w, "; exchanges %s", domain_transfer_path(d));
 }
