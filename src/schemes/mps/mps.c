@@ -176,12 +176,14 @@ static void mps_summary(const sim *s, char *buf, unsigned long len)
 {
     const mps_data *d = mps_data_of(s);
     const mps_stats *st = &d->stats;
-    char pre[200] = "Jacobi";
+    char pre[300] = "Jacobi", ranks[80] = "";
+    if (d->use_mg && d->mg.nranks > 1 && d->mg.whole_from < d->mg.used) /* (mg_ranks) */
+        snprintf(ranks, sizeof ranks, "; on %d ranks, whole on each from level %d", d->mg.nranks, d->mg.whole_from);
     if (d->use_mg)
-        snprintf(pre, sizeof pre, "multigrid, %d levels (the last cycle ran %d), rows of %d entries (the longest %d; "
+        snprintf(pre, sizeof pre, "multigrid, %d levels (the last cycle ran %d%s), rows of %d entries (the longest %d; "
                  "widened %d times), %.0f MB (%.0f bytes per particle)",
-                 d->mg.nlevels, d->mg.used, d->mg.A.width, d->mg.longest, d->mg.widenings, (double)multigrid_bytes(&d->mg) / 1e6,
-                 s->p.n ? (double)multigrid_bytes(&d->mg) / (double)s->p.n : 0.0);
+                 d->mg.nlevels, d->mg.used, ranks, d->mg.A.width, d->mg.longest, d->mg.widenings,
+                 (double)multigrid_bytes(&d->mg) / 1e6, s->p.n ? (double)multigrid_bytes(&d->mg) / (double)s->p.n : 0.0);
     snprintf(buf, len,
              "pressure Poisson solve (%s): %.1f CG iterations per step (at most %d), residual at most %.2g "
              "(tolerance %.2g), %ld of %ld steps unconverged; LSMPS fell back to MPS %ld times",
