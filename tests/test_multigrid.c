@@ -595,6 +595,58 @@ static void unconverged_solve_is_reported(void **state)
 /* The backend's allocation fails as it would on a device without room (the CPU backend's hooks with
  * an alloc that refuses, and says so as the CUDA one does): the assembly fails with the backend's
  * message, what was asked for per particle, and what to do. */
+/* The cell levels cut among processes (multigrid_rank_columns, the halos' reach in multigrid.c): on
+ * random cuts of 2 to 16 processes, every level's columns are shared out in order, a coarse cell's
+ * first child is its own process's, the children of a process's coarse cells lie in its columns or
+ * one beyond its last (the residual's and the stencils' halos: one column to the right), and the
+ * parents of its cells in its coarse columns or one before its first (the prolongation's halo: one
+ * column to the left). Down to levels of one column, where processes own none. */
+static void rank_columns_hold_children_and_parents(void **state)
+{
+    (void)state;
+    unsigned seed = 12345u;
+    const int sizes[] = {2, 3, 4, 8, 16}, widths[] = {37, 100, 613};
+    int cut[17], fine[17], coarse[17];
+    for (int w = 0; w < 3; ++w)
+        for (int z = 0; z < 5; ++z)
+            for (int trial = 0; trial < 20; ++trial) {
+                const int np = sizes[z], ncols0 = widths[w];
+                if (ncols0 < 2 * np)
+                    continue;
+                cut[0] = 0;
+                cut[np] = ncols0;
+                for (int q = 1; q < np; ++q) { /* each slab at least 2 columns wide */
+                    seed = seed * 1103515245u + 12345u;
+                    const int lo = cut[q - 1] + 2, hi = ncols0 - 2 * (np - q);
+                    cut[q] = lo + (int)((seed >> 8) % (unsigned)(hi - lo + 1));
+                }
+                int64_t span = 1;
+                int ncols = ncols0;
+                multigrid_rank_columns(cut, np, span, ncols, fine);
+                while (ncols > 1) {
+                    const int64_t next_span = span * 2;
+                    const int next_cols = (ncols + 1) / 2;
+                    multigrid_rank_columns(cut, np, next_span, next_cols, coarse);
+                    for (int q = 0; q < np; ++q) {
+                        assert_true(fine[q] <= fine[q + 1] && coarse[q] <= coarse[q + 1]);
+                        for (int k = coarse[q]; k < coarse[q + 1]; ++k) {
+                            assert_true(2 * k >= fine[q] && 2 * k < fine[q + 1]); /* the first child */
+                            if (2 * k + 1 < ncols)
+                                assert_true(2 * k + 1 < fine[q + 1] + 1);
+                        }
+                        for (int j = fine[q]; j < fine[q + 1]; ++j)
+                            assert_true(j / 2 >= coarse[q] - 1 && j / 2 < coarse[q + 1]);
+                    }
+                    assert_int_equal(fine[0], 0);
+                    assert_int_equal(fine[np], ncols);
+                    assert_int_equal(coarse[np], next_cols);
+                    span = next_span;
+                    ncols = next_cols;
+                    memcpy(fine, coarse, sizeof fine);
+                }
+            }
+}
+
 static void *refusing_alloc(sim *s, size_t bytes, sl_err *err)
 {
     (void)s;
@@ -647,6 +699,7 @@ int main(void)
         cmocka_unit_test(hybrid_cycle_restricts_and_is_symmetric),
         cmocka_unit_test(unconverged_solve_is_reported),
         cmocka_unit_test(rows_that_do_not_fit_say_why),
+        cmocka_unit_test(rank_columns_hold_children_and_parents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

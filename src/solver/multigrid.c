@@ -252,11 +252,12 @@ static int alloc_levels(sim *s, multigrid *mg, sl_err *err)
 }
 
 /* The levels' columns cut among the processes as the neighbour grid's are (mg_ranks.cuts, at every
- * set-up: the cuts move with the balance). A cell of level l spans F_l columns of level 0 along the
- * axis, and belongs to the process that owns the first of them: process q owns [ceil(cut[q] / F_l),
- * ceil(cut[q + 1] / F_l)). So a coarse cell's first child is its own process's, the children of a
- * process's coarse cells lie in its columns and one beyond them, and the parent of each of its cells
- * in its coarse columns and one before them (the halos of set-up and cycle). */
+ * set-up: the cuts move with the balance; multigrid_rank_columns). A cell of level l spans F_l
+ * columns of level 0 along the axis, and belongs to the process that owns the first of them: process q
+ * owns [ceil(cut[q] / F_l), ceil(cut[q + 1] / F_l)). So a coarse cell's first child is its own
+ * process's, the children of a process's coarse cells lie in its columns and one beyond them, and the
+ * parent of each of its cells in its coarse columns and one before them (the halos of set-up and
+ * cycle). */
 static int set_columns(sim *s, multigrid *mg, sl_err *err)
 {
     const int np = mg->nranks, stride = np + 1;
@@ -270,11 +271,7 @@ static int set_columns(sim *s, multigrid *mg, sl_err *err)
     for (int l = 0; l < mg->nlevels; ++l) {
         mg_grid *g = &mg->level[l];
         int *b = mg->bound + l * stride;
-        for (int q = 0; q <= np; ++q) {
-            int64_t k = (cut[q] + span - 1) / span;
-            b[q] = q == np || k > g->n[axis] ? g->n[axis] : (int)k;
-        }
-        b[0] = 0;
+        multigrid_rank_columns(cut, np, span, g->n[axis], b);
         g->own_axis = axis;
         g->own_lo = l > mg->whole_from ? 0 : b[mg->rank]; /* whole_from itself once gathered */
         g->own_hi = l > mg->whole_from ? g->n[axis] : b[mg->rank + 1];

@@ -37,6 +37,20 @@ typedef struct mg_ranks {
     int (*sum)(struct sim *s, double *v, int count, sl_err *err);
 } mg_ranks;
 
+/* Each process's columns of a level whose cells span `span` columns of level 0 along the cut axis
+ * (ncols of them on the level): process q owns [bound[q], bound[q + 1]), the process that owns a
+ * cell's first level-0 column, from the level-0 cuts cut[0 .. np] (cut[0] = 0). So the children of
+ * a process's coarse cells lie in its columns and one beyond its last, and the parents of its cells
+ * in its coarse columns and one before its first (tests/test_multigrid.c). */
+static inline void multigrid_rank_columns(const int *cut, int np, int64_t span, int ncols, int *bound)
+{
+    for (int q = 0; q <= np; ++q) {
+        const int64_t k = (cut[q] + span - 1) / span;
+        bound[q] = q == np || k > ncols ? ncols : (int)k;
+    }
+    bound[0] = 0;
+}
+
 /* What the preconditioner does on the particles (multigrid_precondition). */
 enum mg_cycle { MG_CYCLE_V, MG_CYCLE_HYBRID };
 
