@@ -267,7 +267,6 @@ static int set_columns(sim *s, multigrid *mg, sl_err *err)
     if (mg->ranks.cuts(s, &axis, &mg->rank, cut) != np)
         return sl_fail(err, SL_ERR_RUNTIME, "multigrid: the processes' count changed");
     int64_t span = 1; /* F_l */
-    mg->whole_from = mg->nlevels;
     for (int l = 0; l < mg->nlevels; ++l) {
         mg_grid *g = &mg->level[l];
         int *b = mg->bound + l * stride;
@@ -275,8 +274,6 @@ static int set_columns(sim *s, multigrid *mg, sl_err *err)
         g->own_axis = axis;
         g->own_lo = l > mg->whole_from ? 0 : b[mg->rank]; /* whole_from itself once gathered */
         g->own_hi = l > mg->whole_from ? g->n[axis] : b[mg->rank + 1];
-        if (l >= 1 && mg->whole_from == mg->nlevels && g->ncells <= mg->gather_cells)
-            mg->whole_from = l;
         if (g->n[axis] > 1)
             span *= g->merge;
     }
@@ -358,7 +355,10 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
             return rc;
         choose_cycle(s, mg);
         mg->nranks = mg->ranks.cuts ? mg->ranks.cuts(s, &(int){0}, &mg->rank, NULL) : 1;
-        mg->whole_from = mg->nlevels; /* (set_columns's on several processes) */
+        mg->whole_from = mg->nlevels; /* the first level after level 0 of at most gather_cells cells */
+        for (int l = mg->nlevels - 1; l >= 1 && mg->nranks > 1; --l)
+            if (mg->level[l].ncells <= mg->gather_cells)
+                mg->whole_from = l;
     }
     if (mg->nranks > 1 && (rc = set_columns(s, mg, err)))
         return rc;
