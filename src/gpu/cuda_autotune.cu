@@ -98,9 +98,7 @@ static pass_choice *choice_for(cuda_sim *st, int id)
     if (st->nchoices == MAX_PASSES)
         return NULL;
     pass_choice *c = &st->choice[st->nchoices++];
-    c->id = id;
-    c->strategy = -1;
-    c->chosen_at_max_per_cell = 0;
+    strategy_choice_init(c, id);
     return c;
 }
 
@@ -118,24 +116,43 @@ static int launch_pass_trial(void *arg, sl_err *err)
     return gpu_launch_pass(t->pass_id, t->strategy, t->c, t->n, t->g, t->work, err);
 }
 
-/* Times every valid strategy on the live state (the pass is repeatable) and keeps the fastest. */
+static int time_strategy(cuda_sim *st, const pass_ctx *c, const launch_geom *g, int pass_id, int k, size_t n,
+                         float *ms, sl_err *err)
+{
+    pass_trial trial = {c, g, pass_id, k, (int32_t)n, &st->scratch};
+    return cuda_time_best_of(st, 3, launch_pass_trial, &trial, ms, err);
+}
+
+/* Times the valid strategies on the live state (the pass is repeatable) and keeps the fastest: every
+ * one the first time; afterwards the chosen one, then those strategy_worth_timing names
+ * (strategy_choice.h); the others keep their last times, in brackets in the line. */
 static int measure(sim *s, const pass *ps, size_t n, pass_choice *ch, sl_err *err)
 {
     cuda_sim *st = state_of(s);
     pass_ctx c = cuda_device_ctx(s);
     launch_geom g = cuda_geometry(s);
-    float best = INFINITY;
-    int first = ch->strategy < 0;
+    int first = ch->strategy < 0, chosen = ch->strategy;
+    float chosen_ms = NAN, best = INFINITY;
     char line[256] = "";
     int used = 0;
+    if (!first && gpu_strategy_valid(ps->id, chosen, (int32_t)n, &g))
+        SL_TRY(time_strategy(st, &c, &g, ps->id, chosen, n, &chosen_ms, err));
     for (int k = 0; k < GS_COUNT; ++k) {
-        if (!gpu_strategy_valid(ps->id, k, (int32_t)n, &g))
+        if (!gpu_strategy_valid(ps->id, k, (int32_t)n, &g)) {
+            ch->ms[k] = NAN;
             continue;
-        pass_trial trial = {&c, &g, ps->id, k, (int32_t)n, &st->scratch};
-        float t;
-        int rc = cuda_time_best_of(st, 3, launch_pass_trial, &trial, &t, err);
-        if (rc)
-            return rc;
+        }
+        float t = chosen_ms;
+        if (k != chosen || isnan(chosen_ms)) {
+            if (!strategy_worth_timing(ch, k, chosen_ms)) { /* kept from the last timing */
+                if (used < (int)sizeof line)
+                    used += snprintf(line + used, sizeof line - (size_t)used, " %s (%.3f ms)", gpu_strategy_label(k),
+                                     ch->ms[k]);
+                continue;
+            }
+            SL_TRY(time_strategy(st, &c, &g, ps->id, k, n, &t, err));
+        }
+        ch->ms[k] = t;
         if (used < (int)sizeof line)
             used += snprintf(line + used, sizeof line - (size_t)used, " %s %.3f ms", gpu_strategy_label(k), t);
         if (t < best) {
@@ -170,12 +187,10 @@ static int run_pass_checked(sim *s, const pass *ps, size_t n, sl_err *err)
         pass_choice *ch = choice_for(st, ps->id);
         if (ch && (ps->flags & PASS_REPEATABLE)) {
             /* timed again when the fullest cell has grown by more than a quarter since the last
-             * timing: the cell strategies' costs follow it. Not when it shrinks as well: a fullest
-             * cell that swings back and forth would time every strategy again at each swing, a stall
-             * of every trial (three runs of each strategy: about 1.5 s for the WCSPH forces at 18M
-             * particles on an H100, docs/performance.md); growth alone times again a few times a run. */
-            int grown = ch->chosen_at_max_per_cell > 0 &&
-                        st->max_per_cell > ch->chosen_at_max_per_cell + ch->chosen_at_max_per_cell / 4;
+             * timing and the chosen strategy's cost follows it (strategy_choice.h). Not when it
+             * shrinks as well: a fullest cell that swings back and forth would time again at each
+             * swing, a stall of every trial. */
+            int grown = strategy_retime_due(ch, st->max_per_cell);
             if (ch->strategy < 0 || grown || !gpu_strategy_valid(ps->id, ch->strategy, (int32_t)n, &g)) {
                 int rc = measure(s, ps, n, ch, err);
                 if (rc)

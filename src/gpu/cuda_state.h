@@ -21,13 +21,6 @@ extern "C" {
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-/* Strategy chosen for one pass, and the layout it was chosen on. */
-typedef struct pass_choice {
-    int id;
-    int strategy;
-    int chosen_at_max_per_cell;
-} pass_choice;
-
 enum { MAX_PASSES = 32 };
 
 typedef struct cuda_sim {

@@ -35,18 +35,10 @@
 #include "core/pass.h"
 #include "base/status.h"
 #include "gpu_scratch.h"
+#include "strategy_choice.h" /* enum gpu_strategy */
 
 #include <stdint.h>
 
-enum gpu_strategy {
-    GS_PAR_PART,
-    GS_PAR_CELL,
-    GS_PAR_CELL_SM,
-    GS_X_PENCIL,
-    GS_PAR_PART_COMPACT,
-    GS_PAR_PART_SYM,
-    GS_COUNT
-};
 
 /* The grid as the launches see it. */
 typedef struct launch_geom {
