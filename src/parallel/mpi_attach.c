@@ -168,6 +168,16 @@ void domain_describe(const sim *s, char *buf, size_t len)
             w += snprintf(buf + w, len - (size_t)w, "; ms per step in the cell levels' halos per rank");
         w = per_rank(d, 1e3 * d->seconds[DT_CELL_HALO] / (double)d->whole_steps, " %.3g", buf, len, w);
     }
+    if (d->whole_steps > 0) { /* where each rank waits for the others within a step */
+        if (w > 0 && (size_t)w < len)
+            w += snprintf(buf + w, len - (size_t)w, "; ms per step per rank in the ghosts' refreshes");
+        w = per_rank(d, 1e3 * d->seconds[DT_REFRESH] / (double)d->whole_steps, " %.3g", buf, len, w);
+        if (most[DT_SUM] > 0) {
+            if (w > 0 && (size_t)w < len)
+                w += snprintf(buf + w, len - (size_t)w, ", in the sums over the ranks");
+            w = per_rank(d, 1e3 * d->seconds[DT_SUM] / (double)d->whole_steps, " %.3g", buf, len, w);
+        }
+    }
     if (d->transfer_decided && w > 0 && (size_t)w < len)
         snprintf(buf + w, len - (size_t)w, "; exchanges %s", domain_transfer_path(d));
 }

@@ -33,17 +33,6 @@ int domain_cell_cuts(const sim *s, int *axis, int *rank, int *cut)
     return d->size;
 }
 
-/* The clock at a halo's start: with SLUICE_MPI_SYNC_TIMERS (d->sync_device) once the device has done
- * the loops queued before it, so that the halo's timer holds the halo alone. */
-static double start_clock(struct domain *d)
-{
-    if (d->sync_device) {
-        sl_err ignored;
-        d->sync_device(d->sim, &ignored); /* a device error shows again at the halo's own copies */
-    }
-    return MPI_Wtime();
-}
-
 /* The columns rank `to` reads of rank `from`'s (from != to): from's within `left` below to's first
  * column (a rank before it) or within `right` above its last (a rank after it), [*k0, *k1); empty
  * when *k1 <= *k0. The ranks' columns are in rank order, so that is one run of columns. */
@@ -109,7 +98,7 @@ int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int pe
     struct domain *d = s->domain;
     if (!d)
         return SL_OK;
-    const double t = start_clock(d);
+    const double t = domain_clock(d);
     const int me = d->rank;
     size_t out = 0, in = 0, values;
     for (int q = 0; q < d->size; ++q) {
@@ -181,7 +170,7 @@ int domain_cell_gather(sim *s, const mg_grid *g, const int *bound, real *v, int 
     struct domain *d = s->domain;
     if (!d)
         return SL_OK;
-    const double t = start_clock(d);
+    const double t = domain_clock(d);
     int rc = reserve(d, s, 0, err);
     if (rc)
         return rc;

@@ -209,7 +209,9 @@ int domain_sum(sim *s, double *v, int count, sl_err *err)
         d->sums = grown;
         d->sums_cap = need;
     }
+    double t = domain_clock(d);
     MPI_Allgather(v, count, MPI_DOUBLE, d->sums, count, MPI_DOUBLE, d->comm);
+    d->seconds[DT_SUM] += MPI_Wtime() - t;
     for (int k = 0; k < count; ++k) {
         double sum = 0;
         for (int r = 0; r < d->size; ++r)

@@ -55,7 +55,7 @@ enum domain_timer {
     DT_REFRESH,  /* the ghosts' fields refreshed, cleared or added back during the step */
     /* parts of DT_EXCHANGE, in domain_send_particles (migration and ghosts together) */
     DT_FETCH,    /* the chosen particles' records to the host (a device backend) */
-    DT_MPI,      /* the records' exchange, waiting for the other ranks included */
+    DT_MPI,      /* the counts' and the records' exchange, waiting for the other ranks included */
     DT_REMOVE,   /* the movers taken out, on the host and the device */
     DT_APPEND,   /* the arrivals unpacked and appended */
     DT_WAIT,     /* waiting at the step's time-step agreement for the other ranks: after the step's
@@ -63,6 +63,7 @@ enum domain_timer {
                   * the slowest rank's step is behind the fastest's */
     DT_STEP,     /* a whole step, from one time-step agreement to the next (what the others are of) */
     DT_CELL_HALO, /* the multigrid's cell levels' halos (mpi_cells.c), waits for the others included */
+    DT_SUM,      /* the sums over the ranks (domain_sum: the solves' dot products), waits included */
     DOMAIN_TIMERS
 };
 
@@ -142,6 +143,17 @@ struct domain {
 };
 
 /* Adds the time since t0 to timer k; returns the time now (the next phase's start). */
+/* The clock at a timed phase's start: with SLUICE_MPI_SYNC_TIMERS (d->sync_device) once the device
+ * has done the work queued before it, so that the phase's timer holds the phase alone. */
+static inline double domain_clock(struct domain *d)
+{
+    if (d->sync_device) {
+        sl_err ignored;
+        d->sync_device(d->sim, &ignored); /* a device error shows again at the phase's own calls */
+    }
+    return MPI_Wtime();
+}
+
 static inline double domain_lap(struct domain *d, int k, double t0)
 {
     if (d->sync_device) {

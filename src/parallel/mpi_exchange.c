@@ -133,12 +133,13 @@ int domain_send_particles(struct domain *d, sim *s, const routes *r, int as_ghos
     const backend_halo_hooks *h = s->be->halo;
     int staged = domain_staged(s), np = record_columns_fields(p);
     size_t nsend, nrecv;
-    double t = MPI_Wtime();
+    double t = domain_clock(d);
     route_counts(d, &nsend, &nrecv);
     if (nsend > (size_t)INT32_MAX || nrecv > (size_t)INT32_MAX)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu particles to exchange at once exceed MPI's int counts; "
                        "run on more ranks", nsend > nrecv ? nsend : nrecv);
     SL_TRY(domain_transfer_room(d, s, record_columns_bytes(np, nsend), record_columns_bytes(np, nrecv), err));
+    t = domain_lap(d, DT_MPI, t); /* the counts' exchange: where a rank first waits for the others' steps */
     /* the records in the order they go out, ghosts (copies) known by their ids as -1 - id */
     if (staged) /* from the device */
         SL_TRY(h->fetch(s, r->by_dest, nsend, d->sendbuf.ptr, as_ghost, err));

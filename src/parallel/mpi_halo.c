@@ -39,7 +39,7 @@ int domain_build_cells(sim *s, sl_err *err)
     struct domain *d = s->domain;
     if (!d)
         return s->be->build_cells(s, err);
-    double t = MPI_Wtime();
+    double t = domain_clock(d);
     if (d->ghosts) /* a step that did not drop them: never ghosts of ghosts (before the host copy:
                     * a device backend drops them where they are; the sort leaves no rate in place) */
         SL_TRY(domain_drop_spent_halo(s, err));
@@ -114,7 +114,7 @@ int domain_zero_ghosts(sim *s, const int *fields, int n, sl_err *err)
     for (int k = 0; k < n && nf < PF_MAX; ++k)
         if (fields[k] >= 0)
             list[nf++] = fields[k];
-    double t = MPI_Wtime();
+    double t = domain_clock(d);
     int rc = nf ? s->be->halo->scatter(s, list, nf, d->slot_at, d->plan_recv, NULL, HALO_ZERO, err) : SL_OK;
     domain_lap(d, DT_REFRESH, t);
     return rc;
@@ -136,7 +136,7 @@ int domain_set_ghosts(sim *s, int field, real value, sl_err *err)
     if (!d || !d->ghosts)
         return SL_OK;
     SL_TRY(need_plan(d, err));
-    double t = MPI_Wtime();
+    double t = domain_clock(d);
     int rc = s->be->halo->scatter(s, &field, 1, d->slot_at, d->plan_recv, &value, HALO_FILL, err);
     domain_lap(d, DT_REFRESH, t);
     return rc;
@@ -154,7 +154,7 @@ int domain_refresh_halo(sim *s, sl_err *err)
     for (int k = 0; k < s->p.nfields; ++k)
         fields[nf++] = k;
     fields[nf++] = BACKEND_FIELD_TAG;
-    double t = MPI_Wtime();
+    double t = domain_clock(d);
     int rc = domain_overwrite_fields(d, s, fields, nf, err);
     domain_lap(d, DT_REFRESH, t);
     return rc;
@@ -166,7 +166,7 @@ int domain_refresh_field(sim *s, int field, sl_err *err)
     if (!d)
         return SL_OK;
     SL_TRY(need_plan(d, err));
-    double t = MPI_Wtime();
+    double t = domain_clock(d);
     int rc = domain_overwrite_fields(d, s, &field, 1, err);
     domain_lap(d, DT_REFRESH, t);
     return rc;
@@ -178,7 +178,7 @@ int domain_add_ghosts_to_owners(sim *s, int field, sl_err *err)
     if (!d)
         return SL_OK;
     SL_TRY(need_plan(d, err));
-    double t = MPI_Wtime();
+    double t = domain_clock(d);
     int rc = domain_add_field_to_owners(d, s, field, err);
     domain_lap(d, DT_REFRESH, t);
     return rc;
