@@ -150,7 +150,7 @@ void domain_describe(const sim *s, char *buf, size_t len)
         w += snprintf(buf + w, len - (size_t)w, "; %ld cell builds saved by the skin", d->reuses);
     if (d->busy_run_steps > 0) { /* what the balance by work compares (every rank timed as many steps) */
         if (w > 0 && (size_t)w < len)
-            w += snprintf(buf + w, len - (size_t)w, "; ms worked per step per rank");
+            w += snprintf(buf + w, len - (size_t)w, "; ms worked per step per rank, less its waits for the others,");
         w = per_rank(d, 1e3 * d->busy_run / (double)d->busy_run_steps, " %.4g", buf, len, w);
         if (w > 0 && (size_t)w < len)
             w += snprintf(buf + w, len - (size_t)w, " (balanced by %s; %ld balances by work)",

@@ -162,11 +162,15 @@ void domain_note_step(sim *s, double seconds)
     struct domain *d = s->domain;
     if (!d)
         return;
+    /* the sums' waits of this step: its solves wait there for the slowest rank at every iteration,
+     * so that the agreement after them finds every rank ready and the step's times all alike */
+    const double summing = d->seconds[DT_SUM] - d->sums_noted;
+    d->sums_noted = d->seconds[DT_SUM];
     if (d->skip_note) {
         d->skip_note = 0;
         return;
     }
-    double worked = seconds - d->last_wait;
+    double worked = seconds - d->last_wait - summing;
     d->busy += worked;
     d->busy_steps++;
     d->busy_run += worked;

@@ -17,7 +17,8 @@ enum { DOMAIN_BALANCE_EVERY = 100 };
 #define DOMAIN_IMBALANCE 1.10 /* largest rank's count over the mean that moves the cuts at once */
 /* Balancing by time (the default; SLUICE_MPI_BALANCE=count balances by particle count only): every
  * DOMAIN_TIMED_STEPS steps the ranks compare how long each worked per step (its steps less its
- * waits for the others); when the slowest worked more than DOMAIN_TIME_IMBALANCE times the mean,
+ * waits for the others: at the time step's agreement, and in the sums over the ranks, where a
+ * semi-implicit step's solve waits for the slowest rank at every iteration); when the slowest worked more than DOMAIN_TIME_IMBALANCE times the mean,
  * the cuts move so that each rank gets as much work, a particle weighing what one of its rank's
  * cost per step in that window. A fluid particle costs more than a wall particle, and ranks of equal
  * counts but unequal fluid wait for each other (6 of a 36 ms step at 2 x 17.4M, docs/performance.md). */
@@ -83,6 +84,7 @@ struct domain {
     long busy_steps;   /* those steps (the same on every rank) */
     int skip_note;     /* the next step is not timed (the run's first: the autotuner; a balance's) */
     double last_wait;  /* the last time-step agreement's wait, s */
+    double sums_noted; /* seconds[DT_SUM] when the last step was noted (domain_note_step) */
     double cost;       /* this rank's seconds per particle and step in the last comparison (0: none) */
     double window_work; /* this rank's seconds worked per step in the last comparison's window */
     int compared;      /* a comparison was made (on every rank at once) */
