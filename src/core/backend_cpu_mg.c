@@ -89,13 +89,14 @@ static int cpu_mg_count_listed(sim *s, mg_grid *levels, int nlevels, int64_t *co
     return SL_OK;
 }
 
-static int cpu_mg_columns(sim *s, real *v, mg_span sp, real *host, int to_host)
+static int cpu_mg_columns(sim *s, real *v, const mg_span *sp, int nspans, real *host, int to_host)
 {
     (void)s;
-    for (int64_t k = 0; k < sp.count; ++k) {
-        real *at = v + sp.first + k * sp.pitch, *packed = host + k * sp.run;
-        memcpy(to_host ? packed : at, to_host ? at : packed, (size_t)sp.run * sizeof(real));
-    }
+    for (int j = 0; j < nspans; host += sp[j].run * sp[j].count, ++j)
+        for (int64_t k = 0; k < sp[j].count; ++k) {
+            real *at = v + sp[j].first + k * sp[j].pitch, *packed = host + k * sp[j].run;
+            memcpy(to_host ? packed : at, to_host ? at : packed, (size_t)sp[j].run * sizeof(real));
+        }
     return SL_OK;
 }
 

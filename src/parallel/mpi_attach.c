@@ -167,6 +167,9 @@ void domain_describe(const sim *s, char *buf, size_t len)
         if (w > 0 && (size_t)w < len)
             w += snprintf(buf + w, len - (size_t)w, "; ms per step in the cell levels' halos per rank");
         w = per_rank(d, 1e3 * d->seconds[DT_CELL_HALO] / (double)d->whole_steps, " %.3g", buf, len, w);
+        if (w > 0 && (size_t)w < len)
+            w += snprintf(buf + w, len - (size_t)w, ", of it in the copies to the host and back");
+        w = per_rank(d, 1e3 * d->seconds[DT_CELL_COPY] / (double)d->whole_steps, " %.3g", buf, len, w);
     }
     if (d->whole_steps > 0) { /* where each rank waits for the others within a step */
         if (w > 0 && (size_t)w < len)
@@ -203,6 +206,7 @@ void domain_detach(sim *s)
     domain_cells_free(d, s);
     free(d->cells_wait);
     free(d->cells_counts);
+    free(d->cells_spans);
     free(d);
     s->domain = NULL;
 }

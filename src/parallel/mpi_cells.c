@@ -70,14 +70,18 @@ void domain_cells_free(struct domain *d, sim *s)
     domain_host_buffer_free(s, &d->cells_in);
 }
 
-/* span sp of v to the host (to_host) or back, through the backend. */
-static int copy(sim *s, real *v, mg_span sp, real *host, int to_host, sl_err *err)
+/* Spans sp[0 .. n) of v to the host (to_host) or back, through the backend, in one copy each way;
+ * timed as the halos' copies (DT_CELL_COPY). */
+static int copy(sim *s, real *v, const mg_span *sp, int n, real *host, int to_host, sl_err *err)
 {
-    if (!s->be->mg->columns(s, v, sp, host, to_host))
+    struct domain *d = s->domain;
+    const double t = MPI_Wtime();
+    const int failed = n > 0 && s->be->mg->columns(s, v, sp, n, host, to_host);
+    d->seconds[DT_CELL_COPY] += MPI_Wtime() - t;
+    if (!failed)
         return SL_OK;
     return sim_backend_error(s, err) ? SL_ERR_RUNTIME
-                                     : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo failed",
-                                               s->domain->rank);
+                                     : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo failed", d->rank);
 }
 
 static int reserve(struct domain *d, sim *s, size_t values, sl_err *err)
@@ -85,6 +89,8 @@ static int reserve(struct domain *d, sim *s, size_t values, sl_err *err)
     if (!d->cells_wait && !(d->cells_wait = malloc(2 * (size_t)d->size * sizeof *d->cells_wait)))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: out of memory for the cell levels' halo", d->rank);
     if (!d->cells_counts && !(d->cells_counts = malloc(2 * (size_t)d->size * sizeof *d->cells_counts)))
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: out of memory for the cell levels' halo", d->rank);
+    if (!d->cells_spans && !(d->cells_spans = malloc((size_t)d->size * sizeof *d->cells_spans)))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: out of memory for the cell levels' halo", d->rank);
     if (grow(s, &d->cells_out, values * sizeof(real)) || grow(s, &d->cells_in, values * sizeof(real)))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: out of memory for the cell levels' halo (%zu values)", d->rank,
@@ -116,8 +122,9 @@ int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int pe
     if (rc)
         return rc;
     real *const sent = d->cells_out.ptr, *const arrived = d->cells_in.ptr;
+    mg_span *const spans = d->cells_spans;
     MPI_Request *wait = d->cells_wait;
-    int requests = 0;
+    int requests = 0, n = 0;
     size_t at = 0;
     for (int q = 0; q < d->size; ++q) { /* every receive posted before any send */
         int k0, k1;
@@ -133,34 +140,42 @@ int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int pe
         MPI_Irecv(arrived + at, (int)values, DOMAIN_MPI_REAL, q, CELL_HALO_TAG, d->comm, &wait[requests++]);
         at += values;
     }
+    for (int q = 0; q < d->size; ++q) { /* every neighbour's columns packed in one copy */
+        int k0, k1;
+        if (q == me)
+            continue;
+        halo_columns(bound, me, q, left, right, &k0, &k1);
+        mg_span sp = columns(g, k0, k1, per_cell, &values);
+        if (values)
+            spans[n++] = sp;
+    }
+    if ((rc = copy(s, v, spans, n, sent, 1, err)))
+        return rc;
     at = 0;
     for (int q = 0; q < d->size; ++q) {
         int k0, k1;
         if (q == me)
             continue;
         halo_columns(bound, me, q, left, right, &k0, &k1);
-        mg_span sp = columns(g, k0, k1, per_cell, &values);
+        columns(g, k0, k1, per_cell, &values);
         if (!values)
             continue;
-        if ((rc = copy(s, v, sp, sent + at, 1, err)))
-            return rc;
         MPI_Isend(sent + at, (int)values, DOMAIN_MPI_REAL, q, CELL_HALO_TAG, d->comm, &wait[requests++]);
         at += values;
     }
     MPI_Waitall(requests, wait, MPI_STATUSES_IGNORE);
-    at = 0;
-    for (int q = 0; q < d->size; ++q) {
+    n = 0;
+    for (int q = 0; q < d->size; ++q) { /* in the order the receives were posted */
         int k0, k1;
         if (q == me)
             continue;
         halo_columns(bound, q, me, left, right, &k0, &k1);
         mg_span sp = columns(g, k0, k1, per_cell, &values);
-        if (!values)
-            continue;
-        if ((rc = copy(s, v, sp, arrived + at, 0, err)))
-            return rc;
-        at += values;
+        if (values)
+            spans[n++] = sp;
     }
+    if ((rc = copy(s, v, spans, n, arrived, 0, err)))
+        return rc;
     d->seconds[DT_CELL_HALO] += MPI_Wtime() - t;
     return SL_OK;
 }
@@ -189,14 +204,18 @@ int domain_cell_gather(sim *s, const mg_grid *g, const int *bound, real *v, int 
         return rc;
     const int me = d->rank;
     mg_span own = columns(g, bound[me], bound[me + 1], per_cell, &values);
-    if (values && (rc = copy(s, v, own, d->cells_out.ptr, 1, err)))
+    if (values && (rc = copy(s, v, &own, 1, d->cells_out.ptr, 1, err)))
         return rc;
     MPI_Allgatherv(d->cells_out.ptr, counts[me], DOMAIN_MPI_REAL, d->cells_in.ptr, counts, offsets, DOMAIN_MPI_REAL, d->comm);
-    for (int q = 0; q < d->size; ++q) {
-        mg_span sp = columns(g, bound[q], bound[q + 1], per_cell, &values);
-        if (q == me || !values)
-            continue;
-        if ((rc = copy(s, v, sp, (real *)d->cells_in.ptr + offsets[q], 0, err)))
+    /* the others' columns back in two copies: the ranks before this one's, then those after */
+    for (int part = 0; part < 2; ++part) {
+        int n = 0, q0 = part ? me + 1 : 0, q1 = part ? d->size : me;
+        for (int q = q0; q < q1; ++q) {
+            mg_span sp = columns(g, bound[q], bound[q + 1], per_cell, &values);
+            if (values)
+                d->cells_spans[n++] = sp;
+        }
+        if (q0 < q1 && (rc = copy(s, v, d->cells_spans, n, (real *)d->cells_in.ptr + offsets[q0], 0, err)))
             return rc;
     }
     d->seconds[DT_CELL_HALO] += MPI_Wtime() - t;

@@ -64,6 +64,7 @@ enum domain_timer {
                   * the slowest rank's step is behind the fastest's */
     DT_STEP,     /* a whole step, from one time-step agreement to the next (what the others are of) */
     DT_CELL_HALO, /* the multigrid's cell levels' halos (mpi_cells.c), waits for the others included */
+    DT_CELL_COPY, /* part of DT_CELL_HALO: the columns' copies to the host and back (packing on a device) */
     DT_SUM,      /* the sums over the ranks (domain_sum: the solves' dot products), waits included */
     DOMAIN_TIMERS
 };
@@ -116,6 +117,7 @@ struct domain {
                                          * backend's page-locked host memory where it has some */
     MPI_Request *cells_wait; /* [2 size] */
     int *cells_counts; /* [2 size]: a gather's counts and offsets */
+    mg_span *cells_spans; /* [size]: the columns of one copy, a span a rank */
     double *sums;      /* every rank's values in domain_sum, [sums_cap], grown to the largest call */
     size_t sums_cap;
     routes moves;      /* scratch: the particles that migrate, or go out as ghosts */
