@@ -119,7 +119,9 @@ typedef struct backend_mg_hooks {
      * process owns (mg_lists), ascending, into
      * g->active, their count into *g->nactive, the diagonal into g->d; zeroes g->x and g->t (the
      * listed loops, mg_listed, then touch the listed cells alone) and sets g->lanes and g->blocks.
-     * Run once the level's operator is built. An error is kept for take_error and returned. */
+     * Run once the level's operator is built. Level -1: a listing the backend keeps no count or
+     * shape of (a ring level's columns and its ring's, solver/multigrid.c). An error is kept for
+     * take_error and returned. */
     int (*list_cells)(struct sim *s, mg_grid *g, int level);
     /* Waits for the listings of levels [0, nlevels) and writes each one's count of listed cells into
      * counts. The GPU then sets each level's lanes and blocks from these counts: the lanes set the

@@ -517,7 +517,8 @@ int list_cells(sim *s, cuda_sim *st, mg_grid *g, int level, sl_err *err)
         GPU_TRY(cudaMallocHost(&st->mg_counts, MG_MAX_LEVELS * sizeof(int32_t)), err);
         memset(st->mg_counts, 0, MG_MAX_LEVELS * sizeof(int32_t));
     }
-    choose_listed_shape(st, g, level);
+    if (level >= 0) /* (a ring's listing, level -1, runs in its level's shape: solver/multigrid.c) */
+        choose_listed_shape(st, g, level);
     cuda_timer_start(s);
     if (g->ncells <= LIST_BLOCK_CELLS) {
         k_list_block<<<1, LIST_BLOCK_THREADS>>>(*g);
@@ -534,7 +535,8 @@ int list_cells(sim *s, cuda_sim *st, mg_grid *g, int level, sl_err *err)
                 err);
     }
     /* read by count_listed (pinned memory: the copy does not wait) */
-    GPU_TRY(cudaMemcpyAsync(st->mg_counts + level, g->nactive, sizeof(int32_t), cudaMemcpyDeviceToHost), err);
+    if (level >= 0)
+        GPU_TRY(cudaMemcpyAsync(st->mg_counts + level, g->nactive, sizeof(int32_t), cudaMemcpyDeviceToHost), err);
     cuda_timer_stop(s, "mg.setup", NULL);
     GPU_LAUNCHED("the listing of the cells with unknowns", err);
     return SL_OK;

@@ -165,7 +165,8 @@ void domain_describe(const sim *s, char *buf, size_t len)
                       1e3 * most[DT_STEP] / (double)d->whole_steps, 1e3 * most[DT_WAIT] / (double)d->steps);
     if (most[DT_CELL_HALO] > 0 && d->whole_steps > 0) { /* semi-implicit MPS, multigrid: whose halos wait */
         if (w > 0 && (size_t)w < len)
-            w += snprintf(buf + w, len - (size_t)w, "; ms per step in the cell levels' halos per rank");
+            w += snprintf(buf + w, len - (size_t)w, "; %.1f cell levels' halos a step, ms per step in them per rank",
+                          (double)d->cell_halos / (double)d->steps);
         w = per_rank(d, 1e3 * d->seconds[DT_CELL_HALO] / (double)d->whole_steps, " %.3g", buf, len, w);
         if (w > 0 && (size_t)w < len)
             w += snprintf(buf + w, len - (size_t)w, ", of it in the copies to the host and back");

@@ -177,6 +177,7 @@ int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int pe
     if ((rc = copy(s, v, spans, n, arrived, 0, err)))
         return rc;
     d->seconds[DT_CELL_HALO] += MPI_Wtime() - t;
+    d->cell_halos++;
     return SL_OK;
 }
 
@@ -219,5 +220,6 @@ int domain_cell_gather(sim *s, const mg_grid *g, const int *bound, real *v, int 
             return rc;
     }
     d->seconds[DT_CELL_HALO] += MPI_Wtime() - t;
+    d->cell_halos++;
     return SL_OK;
 }

@@ -118,6 +118,7 @@ struct domain {
     MPI_Request *cells_wait; /* [2 size] */
     int *cells_counts; /* [2 size]: a gather's counts and offsets */
     mg_span *cells_spans; /* [size]: the columns of one copy, a span a rank */
+    long cell_halos;   /* halos and gathers of the cell levels this run (each a wait for the neighbours) */
     double *sums;      /* every rank's values in domain_sum, [sums_cap], grown to the largest call */
     size_t sums_cap;
     routes moves;      /* scratch: the particles that migrate, or go out as ghosts */

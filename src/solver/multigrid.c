@@ -44,6 +44,8 @@ void multigrid_init(multigrid *mg, int diag_field)
     /* 2 x 2 x 2 cells into one: merging 3 or 4 per axis takes fewer levels but more iterations,
      * slower on the H200 at 217k and 1M particles (docs/performance.md) */
     mg->merge = 2;
+    const char *ring = getenv("SLUICE_MG_RING"); /* a measurement knob: 0 keeps a halo before every loop */
+    mg->ring = !(ring && strcmp(ring, "0") == 0);
 }
 
 static void free_levels(sim *s, multigrid *mg)
@@ -58,6 +60,9 @@ static void free_levels(sim *s, multigrid *mg)
         h->free(s, g->active);
         h->free(s, g->nactive);
         h->free(s, g->d);
+        h->free(s, mg->ring_active[l]);
+        h->free(s, mg->ring_nactive[l]);
+        mg->ring_active[l] = mg->ring_nactive[l] = NULL;
     }
     h->free(s, mg->row_sums);
     mg->row_sums = NULL;
@@ -251,6 +256,41 @@ static int alloc_levels(sim *s, multigrid *mg, sl_err *err)
     return SL_OK;
 }
 
+/* A ring level (several processes, SLUICE_MG_RING): a cut level after level 0, whose cycle runs its
+ * loops over its columns and a ring of the others' around them (ring_cycle). Its pre-smoothing
+ * (a step from zero, then level_sweeps - 1), its residual (and one column beyond the last, the
+ * children of the last coarse cell), its prolongation and its post-smoothing's first level_sweeps - 1
+ * steps each leave r columns fewer right each side (r its stencils' reach), so with b, the diagonal
+ * and the stencils current over ring_width columns each side, the values it needs are right without
+ * a halo between them. Level 0 keeps a halo before each loop: its ring's set-up halo would carry
+ * its stencils (125 entries a cell at ndiv 2) over ring_width columns each side at every set-up. */
+static int ring_level(const multigrid *mg, int l)
+{
+    return mg->ring && mg->nranks > 1 && l >= 1 && l < mg->whole_from;
+}
+
+static int ring_width(const multigrid *mg, int l)
+{
+    return (2 * mg->level_sweeps - 1) * mg->level[l].reach + 1;
+}
+
+/* Level l's arrays with the roles of x and t in `roles`, listed over its own columns or over its
+ * ring's too. */
+static mg_grid level_view(const multigrid *mg, int l, const mg_grid *roles, int ring)
+{
+    mg_grid g = mg->level[l];
+    g.x = roles->x;
+    g.t = roles->t;
+    if (ring) {
+        const int w = ring_width(mg, l), n = g.n[g.own_axis];
+        g.active = mg->ring_active[l];
+        g.nactive = mg->ring_nactive[l];
+        g.own_lo = g.own_lo > w ? g.own_lo - w : 0;
+        g.own_hi = g.own_hi < n - w ? g.own_hi + w : n;
+    }
+    return g;
+}
+
 /* The levels' columns cut among the processes as the neighbour grid's are (mg_ranks.cuts, at every
  * set-up: the cuts move with the balance; multigrid_rank_columns). A cell of level l spans F_l
  * columns of level 0 along the axis, and belongs to the process that owns the first of them: process q
@@ -276,6 +316,13 @@ static int set_columns(sim *s, multigrid *mg, sl_err *err)
         g->own_hi = l > mg->whole_from ? g->n[axis] : b[mg->rank + 1];
         if (g->n[axis] > 1)
             span *= g->merge;
+        if (ring_level(mg, l) && !mg->ring_active[l]) {
+            const backend_mg_hooks *h = s->be->mg;
+            mg->ring_active[l] = h->alloc(s, (size_t)g->ncells * sizeof(int32_t), err);
+            mg->ring_nactive[l] = mg->ring_active[l] ? h->alloc(s, sizeof(int32_t), err) : NULL;
+            if (!mg->ring_nactive[l])
+                return out_of_room(s, "a cell level's ring", (size_t)g->ncells * sizeof(int32_t), err);
+        }
     }
     return SL_OK;
 }
@@ -304,12 +351,22 @@ static int halo(sim *s, const multigrid *mg, int l, const mg_grid *g, real *v, i
 }
 
 /* What the next level's Galerkin product reads of level l beyond this process's columns: the
- * diagonal and stencils of the children of its last coarse cell. */
+ * diagonal and stencils of the children of its last coarse cell; on a ring level those of the whole
+ * ring, and the ring's cells with unknowns listed (list_cells takes the diagonal from the stencils
+ * again, now current over the ring; level -1: the backend keeps no count of this listing). */
 static int operator_halo(sim *s, const multigrid *mg, int l, sl_err *err)
 {
     const mg_grid *g = &mg->level[l];
-    int rc = halo(s, mg, l, g, g->d, 1, 0, 1, err);
-    return rc ? rc : halo(s, mg, l, g, g->a, g->nst, 0, 1, err);
+    const int ring = ring_level(mg, l), left = ring ? ring_width(mg, l) : 0, right = ring ? left : 1;
+    int rc = halo(s, mg, l, g, g->d, 1, left, right, err);
+    if (!rc)
+        rc = halo(s, mg, l, g, g->a, g->nst, left, right, err);
+    if (!rc && ring) {
+        mg_grid wide = level_view(mg, l, g, 1);
+        if (s->be->mg->list_cells(s, &wide, -1))
+            rc = sim_backend_error(s, err) ? SL_ERR_RUNTIME : sl_fail(err, SL_ERR_RUNTIME, "multigrid: a ring's listing failed");
+    }
+    return rc;
 }
 
 static int run(sim *s, mg_args *m, int kind, int diag, int in, int out, int work)
@@ -443,12 +500,12 @@ static int cycle_halo(sim *s, cycle_ctx *c, int l, const mg_grid *g, real *v, in
  * step after that writes the new iterate into t (MG_SWEEP) and swaps m->fine's x and t, so one loop
  * takes a step instead of two (residual, then correction): the same arithmetic, fewer launches and
  * barriers on the GPU, whose small levels are bound by them. */
-static int jacobi_steps(sim *s, cycle_ctx *c, int l, int steps, int from_zero)
+static int jacobi_steps(sim *s, cycle_ctx *c, int l, int steps, int from_zero, int halos)
 {
     mg_args *m = c->m;
     int rc = from_zero && steps > 0 ? run_level(s, m, MG_SMOOTH) : SL_OK;
     for (int k = from_zero; k < steps && !rc; ++k) {
-        if ((rc = cycle_halo(s, c, l, &m->fine, m->fine.x, m->fine.reach, m->fine.reach)))
+        if (halos && (rc = cycle_halo(s, c, l, &m->fine, m->fine.x, m->fine.reach, m->fine.reach)))
             break;
         rc = run_level(s, m, MG_SWEEP);
         real *x = m->fine.x;
@@ -471,6 +528,50 @@ static mg_grid solved_level(const multigrid *mg, int l)
     return g;
 }
 
+static int cycle(sim *s, cycle_ctx *c, int l);
+
+/* The next level's b gathered from every process when it is the first whole one. */
+static int gather_next(sim *s, cycle_ctx *c, int l)
+{
+    const multigrid *mg = c->mg;
+    if (l + 1 != mg->whole_from || mg->nranks <= 1)
+        return SL_OK;
+    int rc = mg->ranks.gather(s, &c->m->coarse, mg->bound + (l + 1) * (mg->nranks + 1), c->m->coarse.b, 1, c->err);
+    c->halo_failed = rc != SL_OK;
+    return rc;
+}
+
+/* The V-cycle below ring level l (ring_level; not the cycle's coarsest): b made current over the ring,
+ * then the pre-smoothing, the residual, the prolongation and the post-smoothing's steps but the last
+ * over the ring, with no halo between them; the coarse solution made current over the parents of the
+ * cells whose values the last steps read; the last step over this process's own cells. The same
+ * arithmetic as the other processes' at the cells they own, so the same values. */
+static int ring_cycle(sim *s, cycle_ctx *c, int l)
+{
+    const multigrid *mg = c->mg;
+    mg_args *m = c->m;
+    const int w = ring_width(mg, l), steps = mg->level_sweeps, r = mg->level[l].reach, f = mg->level[l].merge;
+    int rc;
+    if ((rc = cycle_halo(s, c, l, &mg->level[l], mg->level[l].b, w, w)))
+        return rc;
+    m->fine = level_view(mg, l, &mg->level[l], 1);
+    m->coarse = mg->level[l + 1];
+    if ((rc = jacobi_steps(s, c, l, steps, 1, 0)) || (rc = run_level(s, m, MG_RESIDUAL)) ||
+        (rc = run_level(s, m, MG_RESTRICT)) || (rc = gather_next(s, c, l)))
+        return rc;
+    mg_grid fine = m->fine; /* the roles of x and t after the steps before */
+    if ((rc = cycle(s, c, l + 1)))
+        return rc;
+    m->fine = fine;
+    m->coarse = solved_level(mg, l + 1);
+    const int parents = (steps * r + f - 1) / f + 1; /* the coarse columns of the cells within steps * r */
+    if ((rc = cycle_halo(s, c, l + 1, &m->coarse, m->coarse.x, parents, parents)) || (rc = run_level(s, m, MG_PROLONG)) ||
+        (rc = jacobi_steps(s, c, l, steps - 1, 0, 0)))
+        return rc;
+    m->fine = level_view(mg, l, &m->fine, 0);
+    return jacobi_steps(s, c, l, steps > 0 ? 1 : 0, 0, 0);
+}
+
 /* The V-cycle below level l: solved_level(l).x from level[l].b. On several processes each loop
  * that reads the others' columns has them made current first (halo): the iterate before a product,
  * the residual before the restriction (a last coarse cell's children), the coarse solution before the
@@ -482,18 +583,17 @@ static int cycle(sim *s, cycle_ctx *c, int l)
     int rc;
     m->fine = mg->level[l];
     if (l == mg->used - 1)
-        return jacobi_steps(s, c, l, mg->coarsest_sweeps, 1);
+        return jacobi_steps(s, c, l, mg->coarsest_sweeps, 1, 1);
     m->coarse = mg->level[l + 1];
-    if ((rc = jacobi_steps(s, c, l, mg->level_sweeps, 1)) ||
+    if (ring_level(mg, l))
+        return ring_cycle(s, c, l);
+    if ((rc = jacobi_steps(s, c, l, mg->level_sweeps, 1, 1)) ||
         (rc = cycle_halo(s, c, l, &m->fine, m->fine.x, m->fine.reach, m->fine.reach)) ||
         (rc = run_level(s, m, MG_RESIDUAL)) || (rc = cycle_halo(s, c, l, &m->fine, m->fine.t, 0, 1)) ||
         (rc = run_level(s, m, MG_RESTRICT)))
         return rc;
-    if (l + 1 == mg->whole_from && mg->nranks > 1 && /* the next level whole: its b from every process */
-        (rc = mg->ranks.gather(s, &m->coarse, mg->bound + (l + 1) * (mg->nranks + 1), m->coarse.b, 1, c->err))) {
-        c->halo_failed = 1;
+    if ((rc = gather_next(s, c, l))) /* the next level whole: its b from every process */
         return rc;
-    }
     mg_grid fine = m->fine; /* the roles of x and t after the steps before */
     if ((rc = cycle(s, c, l + 1)))
         return rc;
@@ -501,7 +601,7 @@ static int cycle(sim *s, cycle_ctx *c, int l)
     m->coarse = solved_level(mg, l + 1);
     if ((rc = cycle_halo(s, c, l + 1, &m->coarse, m->coarse.x, 1, 0)) || (rc = run_level(s, m, MG_PROLONG)))
         return rc;
-    return jacobi_steps(s, c, l, mg->level_sweeps, 0);
+    return jacobi_steps(s, c, l, mg->level_sweeps, 0, 1);
 }
 
 static int record_cycle(sim *s, void *ctx)

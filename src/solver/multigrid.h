@@ -95,6 +95,12 @@ typedef struct multigrid {
                             * every process runs the rest alike, with no halo (SLUICE_MG_GATHER_CELLS,
                             * a measurement knob; 0: never) */
     int whole_from;        /* that level (nlevels: none) */
+    int ring;              /* the cut levels after level 0 that are not the cycle's coarsest run their
+                            * loops over a ring of the others' columns too (multigrid.c, ring_cycle):
+                            * two halos a level and cycle (b, and the coarse solution) instead of six
+                            * (SLUICE_MG_RING=0, a measurement knob, keeps a halo before every loop) */
+    int32_t *ring_active[MG_MAX_LEVELS], *ring_nactive[MG_MAX_LEVELS]; /* each level's cells with unknowns
+                            * in its columns and its ring's (NULL on one process and on level 0) */
     int *bound;            /* level l's columns of process q: [bound[l (nranks + 1) + q], .. + 1) */
     /* statistics (the set-up's time is in the profile: phase mg.setup, `sluice bench`) */
     int widenings;         /* times rows did not fit and were assembled again */
