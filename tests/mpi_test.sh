@@ -553,6 +553,21 @@ cuda)
     # its loops one by one: the same arithmetic)
     against_one "CUDA, semi-implicit MPS, multigrid, 3 ranks, to 0.03 s" mps.cfg 3 2e-4 --until 0.03 "${gpu[@]}"
     iterations_agree "CUDA, multigrid, 3 ranks, CG iterations per step" "$one" "$many" 1 1 1
+    # halos on every level, so that the cut levels after level 0 run their rings (ring_cycle), the
+    # ring's listing through list_cells(level -1), against the same cycle with a halo before every loop
+    export SLUICE_MG_GATHER_CELLS=0
+    sed "s|cg_tolerance = 1.0e-6;|cg_tolerance = 1.0e-6; /* rings */|" mps.cfg >rings.cfg
+    against_one "CUDA, semi-implicit MPS, multigrid's rings, 3 ranks, to 0.03 s" rings.cfg 3 2e-4 --until 0.03 "${gpu[@]}"
+    iterations_agree "CUDA, multigrid's rings, 3 ranks, CG iterations per step" "$one" "$many" 1 1 1
+    rings=$many
+    export SLUICE_MG_RING=0
+    sed "s|cg_tolerance = 1.0e-6;|cg_tolerance = 1.0e-6; /* no rings */|" mps.cfg >norings.cfg
+    runN 3 norings.cfg --out norings --until 0.03 "${gpu[@]}"
+    # the same loops over the same cells; a rank sums a ring cell's stencil in its own level's lanes,
+    # which may not be the owner's (each rank shapes its levels from its own counts), so the bound
+    # is the one-rank comparison's rather than the CPU's 0
+    agree "CUDA, the rings against a halo before every loop, 3 ranks, to 0.03 s" "$rings" norings 2e-4
+    unset SLUICE_MG_GATHER_CELLS SLUICE_MG_RING
     against_one "CUDA, semi-implicit MPS, Jacobi, 2 ranks, 20 steps" jacobi.cfg 2 1e-5 --steps 20 "${gpu[@]}"
     against_one "CUDA, floating box, 2 ranks, to 0.2 s" floating.cfg 2 1e-3 --until 0.2 "${gpu[@]}"
     ;;
