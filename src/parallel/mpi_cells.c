@@ -98,6 +98,25 @@ static int reserve(struct domain *d, sim *s, size_t values, sl_err *err)
     return SL_OK;
 }
 
+/* The non-empty spans of a halo in rank order: the columns this rank sends to each other rank, or
+ * (incoming) those it receives from each; returns their count. */
+static int neighbour_spans(const struct domain *d, const mg_grid *g, const int *bound, int per_cell, int left,
+                           int right, int incoming, mg_span *spans)
+{
+    int n = 0;
+    for (int q = 0; q < d->size; ++q) {
+        int k0, k1;
+        size_t values;
+        if (q == d->rank)
+            continue;
+        halo_columns(bound, incoming ? q : d->rank, incoming ? d->rank : q, left, right, &k0, &k1);
+        mg_span sp = columns(g, k0, k1, per_cell, &values);
+        if (values)
+            spans[n++] = sp;
+    }
+    return n;
+}
+
 int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int per_cell, int left, int right,
                      sl_err *err)
 {
@@ -140,15 +159,7 @@ int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int pe
         MPI_Irecv(arrived + at, (int)values, DOMAIN_MPI_REAL, q, CELL_HALO_TAG, d->comm, &wait[requests++]);
         at += values;
     }
-    for (int q = 0; q < d->size; ++q) { /* every neighbour's columns packed in one copy */
-        int k0, k1;
-        if (q == me)
-            continue;
-        halo_columns(bound, me, q, left, right, &k0, &k1);
-        mg_span sp = columns(g, k0, k1, per_cell, &values);
-        if (values)
-            spans[n++] = sp;
-    }
+    n = neighbour_spans(d, g, bound, per_cell, left, right, 0, spans); /* every neighbour's columns in one copy */
     if ((rc = copy(s, v, spans, n, sent, 1, err)))
         return rc;
     at = 0;
@@ -164,16 +175,7 @@ int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int pe
         at += values;
     }
     MPI_Waitall(requests, wait, MPI_STATUSES_IGNORE);
-    n = 0;
-    for (int q = 0; q < d->size; ++q) { /* in the order the receives were posted */
-        int k0, k1;
-        if (q == me)
-            continue;
-        halo_columns(bound, q, me, left, right, &k0, &k1);
-        mg_span sp = columns(g, k0, k1, per_cell, &values);
-        if (values)
-            spans[n++] = sp;
-    }
+    n = neighbour_spans(d, g, bound, per_cell, left, right, 1, spans); /* in the order the receives were posted */
     if ((rc = copy(s, v, spans, n, arrived, 0, err)))
         return rc;
     d->seconds[DT_CELL_HALO] += MPI_Wtime() - t;

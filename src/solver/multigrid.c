@@ -541,6 +541,23 @@ static int gather_next(sim *s, cycle_ctx *c, int l)
     return rc;
 }
 
+/* The coarse correction of level l (m->fine, x and t in their roles after the steps before): the cycle
+ * below on level l + 1, its solution made current over `left` and `right` of the others' columns
+ * (the parents of the cells the prolongation must get right), and the prolongation over m->fine. */
+static int coarse_correction(sim *s, cycle_ctx *c, int l, int left, int right)
+{
+    mg_args *m = c->m;
+    mg_grid fine = m->fine;
+    int rc = cycle(s, c, l + 1);
+    if (rc)
+        return rc;
+    m->fine = fine;
+    m->coarse = solved_level(c->mg, l + 1);
+    if ((rc = cycle_halo(s, c, l + 1, &m->coarse, m->coarse.x, left, right)))
+        return rc;
+    return run_level(s, m, MG_PROLONG);
+}
+
 /* The V-cycle below ring level l (ring_level; not the cycle's coarsest): b made current over the ring,
  * then the pre-smoothing, the residual, the prolongation and the post-smoothing's steps but the last
  * over the ring, with no halo between them; the coarse solution made current over the parents of the
@@ -559,14 +576,8 @@ static int ring_cycle(sim *s, cycle_ctx *c, int l)
     if ((rc = jacobi_steps(s, c, l, steps, 1, 0)) || (rc = run_level(s, m, MG_RESIDUAL)) ||
         (rc = run_level(s, m, MG_RESTRICT)) || (rc = gather_next(s, c, l)))
         return rc;
-    mg_grid fine = m->fine; /* the roles of x and t after the steps before */
-    if ((rc = cycle(s, c, l + 1)))
-        return rc;
-    m->fine = fine;
-    m->coarse = solved_level(mg, l + 1);
     const int parents = (steps * r + f - 1) / f + 1; /* the coarse columns of the cells within steps * r */
-    if ((rc = cycle_halo(s, c, l + 1, &m->coarse, m->coarse.x, parents, parents)) || (rc = run_level(s, m, MG_PROLONG)) ||
-        (rc = jacobi_steps(s, c, l, steps - 1, 0, 0)))
+    if ((rc = coarse_correction(s, c, l, parents, parents)) || (rc = jacobi_steps(s, c, l, steps - 1, 0, 0)))
         return rc;
     m->fine = level_view(mg, l, &m->fine, 0);
     return jacobi_steps(s, c, l, steps > 0 ? 1 : 0, 0, 0);
@@ -594,12 +605,7 @@ static int cycle(sim *s, cycle_ctx *c, int l)
         return rc;
     if ((rc = gather_next(s, c, l))) /* the next level whole: its b from every process */
         return rc;
-    mg_grid fine = m->fine; /* the roles of x and t after the steps before */
-    if ((rc = cycle(s, c, l + 1)))
-        return rc;
-    m->fine = fine;
-    m->coarse = solved_level(mg, l + 1);
-    if ((rc = cycle_halo(s, c, l + 1, &m->coarse, m->coarse.x, 1, 0)) || (rc = run_level(s, m, MG_PROLONG)))
+    if ((rc = coarse_correction(s, c, l, 1, 0)))
         return rc;
     return jacobi_steps(s, c, l, mg->level_sweeps, 0, 1);
 }
