@@ -18,10 +18,11 @@ enum { DOMAIN_BALANCE_EVERY = 100 };
 /* Balancing by time (the default; SLUICE_MPI_BALANCE=count balances by particle count only): every
  * DOMAIN_TIMED_STEPS steps the ranks compare how long each worked per step (its steps less its
  * waits for the others: at the time step's agreement, and in the sums over the ranks, where a
- * semi-implicit step's solve waits for the slowest rank at every iteration); when the slowest worked more than DOMAIN_TIME_IMBALANCE times the mean,
- * the cuts move so that each rank gets as much work, a particle weighing what one of its rank's
- * cost per step in that window. A fluid particle costs more than a wall particle, and ranks of equal
- * counts but unequal fluid wait for each other (6 of a 36 ms step at 2 x 17.4M, docs/performance.md). */
+ * semi-implicit step's solve waits for the slowest rank at every iteration); when the slowest
+ * worked more than DOMAIN_TIME_IMBALANCE times the mean, the cuts move so that each rank gets as
+ * much work, a particle weighing what one of its rank's cost per step in that window. A fluid
+ * particle costs more than a wall particle, and ranks of equal counts but unequal fluid wait for each
+ * other (6 of a 36 ms step at 2 x 17.4M, docs/performance.md). */
 enum { DOMAIN_TIMED_STEPS = 20 };
 #define DOMAIN_TIME_IMBALANCE 1.03
 /* ... in two windows in a row, or DOMAIN_IMBALANCE in one: on a loaded CPU a single window's times
@@ -147,25 +148,22 @@ struct domain {
     sim *sim;
 };
 
-/* Adds the time since t0 to timer k; returns the time now (the next phase's start). */
 /* The clock at a timed phase's start: with SLUICE_MPI_SYNC_TIMERS (d->sync_device) once the device
  * has done the work queued before it, so that the phase's timer holds the phase alone. */
 static inline double domain_clock(struct domain *d)
 {
     if (d->sync_device) {
         sl_err ignored;
-        d->sync_device(d->sim, &ignored); /* a device error shows again at the phase's own calls */
+        d->sync_device(d->sim, &ignored); /* a device error shows again at the next real call */
     }
     return MPI_Wtime();
 }
 
+/* Adds the time since t0 to timer k (once the device is idle, as domain_clock); returns the time
+ * now (the next phase's start). */
 static inline double domain_lap(struct domain *d, int k, double t0)
 {
-    if (d->sync_device) {
-        sl_err ignored;
-        d->sync_device(d->sim, &ignored); /* a device error shows again at the next real call */
-    }
-    double t = MPI_Wtime();
+    double t = domain_clock(d);
     d->seconds[k] += t - t0;
     return t;
 }
