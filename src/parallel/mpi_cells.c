@@ -90,7 +90,7 @@ static int reserve(struct domain *d, sim *s, size_t values, sl_err *err)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: out of memory for the cell levels' halo", d->rank);
     if (!d->cells_counts && !(d->cells_counts = malloc(2 * (size_t)d->size * sizeof *d->cells_counts)))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: out of memory for the cell levels' halo", d->rank);
-    if (!d->cells_spans && !(d->cells_spans = malloc((size_t)d->size * sizeof *d->cells_spans)))
+    if (!d->cells_spans && !(d->cells_spans = malloc(2 * (size_t)d->size * sizeof *d->cells_spans)))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: out of memory for the cell levels' halo", d->rank);
     if (grow(s, &d->cells_out, values * sizeof(real)) || grow(s, &d->cells_in, values * sizeof(real)))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: out of memory for the cell levels' halo (%zu values)", d->rank,
@@ -98,23 +98,32 @@ static int reserve(struct domain *d, sim *s, size_t values, sl_err *err)
     return SL_OK;
 }
 
-/* The non-empty spans of a halo in rank order: the columns this rank sends to each other rank, or
- * (incoming) those it receives from each; returns their count. */
-static int neighbour_spans(const struct domain *d, const mg_grid *g, const int *bound, int per_cell, int left,
-                           int right, int incoming, mg_span *spans)
+/* One way of a halo: for each other rank q the values this rank sends to q (or, incoming, receives
+ * from q) in count[q] (0 for itself), the non-empty spans in rank order in spans (*n of them), and
+ * the values in all in *total. */
+static int halo_spans(const struct domain *d, const mg_grid *g, const int *bound, int per_cell, int left, int right,
+                      int incoming, int *count, mg_span *spans, int *n, size_t *total, sl_err *err)
 {
-    int n = 0;
+    *n = 0;
+    *total = 0;
     for (int q = 0; q < d->size; ++q) {
         int k0, k1;
-        size_t values;
+        size_t values = 0;
+        count[q] = 0;
         if (q == d->rank)
             continue;
         halo_columns(bound, incoming ? q : d->rank, incoming ? d->rank : q, left, right, &k0, &k1);
         mg_span sp = columns(g, k0, k1, per_cell, &values);
-        if (values)
-            spans[n++] = sp;
+        if (!values)
+            continue;
+        if (values > INT_MAX)
+            return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo of %zu values is above MPI's int count",
+                           d->rank, values);
+        count[q] = (int)values;
+        spans[(*n)++] = sp;
+        *total += values;
     }
-    return n;
+    return SL_OK;
 }
 
 int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int per_cell, int left, int right,
@@ -124,59 +133,28 @@ int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int pe
     if (!d)
         return SL_OK;
     const double t = domain_clock(d);
-    const int me = d->rank;
-    size_t out = 0, in = 0, values;
-    for (int q = 0; q < d->size; ++q) {
-        if (q == me)
-            continue;
-        int k0, k1;
-        halo_columns(bound, me, q, left, right, &k0, &k1);
-        columns(g, k0, k1, per_cell, &values);
-        out += values;
-        halo_columns(bound, q, me, left, right, &k0, &k1);
-        columns(g, k0, k1, per_cell, &values);
-        in += values;
-    }
-    int rc = reserve(d, s, out > in ? out : in, err);
-    if (rc)
-        return rc;
+    SL_TRY(reserve(d, s, 0, err));
+    int *sends = d->cells_counts, *receives = d->cells_counts + d->size, nout, nin;
+    mg_span *out_spans = d->cells_spans, *in_spans = d->cells_spans + d->size;
+    size_t out, in;
+    SL_TRY(halo_spans(d, g, bound, per_cell, left, right, 0, sends, out_spans, &nout, &out, err));
+    SL_TRY(halo_spans(d, g, bound, per_cell, left, right, 1, receives, in_spans, &nin, &in, err));
+    SL_TRY(reserve(d, s, out > in ? out : in, err));
     real *const sent = d->cells_out.ptr, *const arrived = d->cells_in.ptr;
-    mg_span *const spans = d->cells_spans;
     MPI_Request *wait = d->cells_wait;
-    int requests = 0, n = 0;
+    int requests = 0, rc;
     size_t at = 0;
-    for (int q = 0; q < d->size; ++q) { /* every receive posted before any send */
-        int k0, k1;
-        if (q == me)
-            continue;
-        halo_columns(bound, q, me, left, right, &k0, &k1);
-        columns(g, k0, k1, per_cell, &values);
-        if (!values)
-            continue;
-        if (values > INT_MAX)
-            return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo of %zu values is above MPI's int count",
-                           me, values);
-        MPI_Irecv(arrived + at, (int)values, DOMAIN_MPI_REAL, q, CELL_HALO_TAG, d->comm, &wait[requests++]);
-        at += values;
-    }
-    n = neighbour_spans(d, g, bound, per_cell, left, right, 0, spans); /* every neighbour's columns in one copy */
-    if ((rc = copy(s, v, spans, n, sent, 1, err)))
+    for (int q = 0; q < d->size; at += (size_t)receives[q++]) /* every receive posted before any send */
+        if (receives[q])
+            MPI_Irecv(arrived + at, receives[q], DOMAIN_MPI_REAL, q, CELL_HALO_TAG, d->comm, &wait[requests++]);
+    if ((rc = copy(s, v, out_spans, nout, sent, 1, err))) /* every neighbour's columns in one copy */
         return rc;
     at = 0;
-    for (int q = 0; q < d->size; ++q) {
-        int k0, k1;
-        if (q == me)
-            continue;
-        halo_columns(bound, me, q, left, right, &k0, &k1);
-        columns(g, k0, k1, per_cell, &values);
-        if (!values)
-            continue;
-        MPI_Isend(sent + at, (int)values, DOMAIN_MPI_REAL, q, CELL_HALO_TAG, d->comm, &wait[requests++]);
-        at += values;
-    }
+    for (int q = 0; q < d->size; at += (size_t)sends[q++])
+        if (sends[q])
+            MPI_Isend(sent + at, sends[q], DOMAIN_MPI_REAL, q, CELL_HALO_TAG, d->comm, &wait[requests++]);
     MPI_Waitall(requests, wait, MPI_STATUSES_IGNORE);
-    n = neighbour_spans(d, g, bound, per_cell, left, right, 1, spans); /* in the order the receives were posted */
-    if ((rc = copy(s, v, spans, n, arrived, 0, err)))
+    if ((rc = copy(s, v, in_spans, nin, arrived, 0, err))) /* in the order the receives were posted */
         return rc;
     d->seconds[DT_CELL_HALO] += MPI_Wtime() - t;
     d->cell_halos++;

@@ -117,8 +117,8 @@ struct domain {
     backend_buffer cells_out, cells_in; /* the cell levels' halo columns, packed (mpi_cells.c): the
                                          * backend's page-locked host memory where it has some */
     MPI_Request *cells_wait; /* [2 size] */
-    int *cells_counts; /* [2 size]: a gather's counts and offsets */
-    mg_span *cells_spans; /* [size]: the columns of one copy, a span a rank */
+    int *cells_counts; /* [2 size]: a halo's values to and from each rank, or a gather's counts and offsets */
+    mg_span *cells_spans; /* [2 size]: the columns of a halo's copy each way, or a gather's, a span a rank */
     long cell_halos;   /* halos and gathers of the cell levels this run (each a wait for the neighbours) */
     double *sums;      /* every rank's values in domain_sum, [sums_cap], grown to the largest call */
     size_t sums_cap;
