@@ -567,7 +567,23 @@ cuda)
     # which may not be the owner's (each rank shapes its levels from its own counts), so the bound
     # is the one-rank comparison's rather than the CPU's 0
     agree "CUDA, the rings against a halo before every loop, 3 ranks, to 0.03 s" "$rings" norings 2e-4
-    unset SLUICE_MG_GATHER_CELLS SLUICE_MG_RING
+    unset SLUICE_MG_RING
+    # the cell levels' halos GPU to GPU (mpi_cells_direct.c, CUDA IPC, asked for: the run fails where
+    # it cannot) against the same halos through the host: the same values land in the same cells, so
+    # the same bits; and the closing line says which way they went
+    SLUICE_MPI_CELL_HALOS=device "$mpiexec" "${mpi_flags[@]}" -np 3 "$exe" run rings.cfg --out cells_device \
+        --until 0.03 --threads 1 "${gpu[@]}" >cells.out 2>&1 || { echo "FAIL 3 ranks, halos GPU to GPU:"; tail -n 5 cells.out; exit 1; }
+    SLUICE_MPI_CELL_HALOS=host runN 3 rings.cfg --out cells_host --until 0.03 "${gpu[@]}"
+    agree "CUDA, the cell levels' halos GPU to GPU against through the host, 3 ranks, to 0.03 s" cells_device \
+        cells_host 0
+    if grep -q "of it in the copies GPU to GPU" cells.out; then
+        echo "ok   the closing line: the cell levels' halos GPU to GPU"
+    else
+        echo "FAIL the closing line does not say the cell levels' halos went GPU to GPU:"
+        grep "cell levels' halos" cells.out | tail -n 1
+        fails=$((fails + 1))
+    fi
+    unset SLUICE_MG_GATHER_CELLS
     against_one "CUDA, semi-implicit MPS, Jacobi, 2 ranks, 20 steps" jacobi.cfg 2 1e-5 --steps 20 "${gpu[@]}"
     against_one "CUDA, floating box, 2 ranks, to 0.2 s" floating.cfg 2 1e-3 --until 0.2 "${gpu[@]}"
     ;;
@@ -647,6 +663,13 @@ CFG
     for want in device sideways; do
         refused "SLUICE_MPI_TRANSFER=$want on the CPU refused" "SLUICE_MPI_TRANSFER=$want" env SLUICE_MPI_TRANSFER=$want \
             "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --out path_$want --steps 3 --quiet --threads 1
+    done
+    # the cell levels' halos likewise (mpi_cells_direct.c): GPU to GPU asked for on the CPU, or a
+    # path that does not exist, refused with the variable at the first halo
+    for want in device sideways; do
+        refused "SLUICE_MPI_CELL_HALOS=$want on the CPU refused" "SLUICE_MPI_CELL_HALOS=$want" \
+            env SLUICE_MPI_CELL_HALOS=$want "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run mps.cfg --out cells_$want \
+            --steps 2 --quiet --threads 1
     done
     ;;
 *)

@@ -128,12 +128,13 @@ typedef struct backend_mg_hooks {
      * order of a level's additions, so they come from this set-up alone and a restarted run repeats
      * them. An error is kept for take_error and returned. */
     int (*count_listed)(struct sim *s, mg_grid *levels, int nlevels, int64_t *counts);
-    /* The values of spans sp[0 .. nspans) of v (a level's array, the backend's memory) to host
-     * memory, packed span after span and run after run (to_host), or back from there: a halo between
-     * processes (solver/multigrid.h), every neighbour's columns in one copy each way. Waits for the
-     * loops before it, and host is free again when it returns; an error is kept for take_error and
-     * returned. */
-    int (*columns)(struct sim *s, real *v, const mg_span *sp, int nspans, real *host, int to_host);
+    /* The values of spans sp[0 .. nspans) of v (a level's array, the backend's memory) into buf,
+     * packed span after span and run after run (to_buf), or back from there: a halo between
+     * processes (solver/multigrid.h), every neighbour's columns in one copy each way. buf is host
+     * memory (on_device 0: the call waits for the loops before it, and buf is free again when it
+     * returns), or the backend's own (on_device 1: queued after the loops, nothing waited for; the
+     * halo's copies GPU to GPU, parallel/mpi_cells.c). An error is kept for take_error and returned. */
+    int (*columns)(struct sim *s, real *v, const mg_span *sp, int nspans, real *buf, int to_buf, int on_device);
     /* The assembled rows' layout the backend's loops read fastest (sparse_ell.shift): 3 on the GPU
      * (a thread's 8 entries in one sector), 0 on the CPU (column-major: its products were 43%
      * slower in groups, docs/performance.md). */

@@ -89,13 +89,15 @@ static int cpu_mg_count_listed(sim *s, mg_grid *levels, int nlevels, int64_t *co
     return SL_OK;
 }
 
-static int cpu_mg_columns(sim *s, real *v, const mg_span *sp, int nspans, real *host, int to_host)
+/* The CPU's own memory is the host's: on_device changes nothing. */
+static int cpu_mg_columns(sim *s, real *v, const mg_span *sp, int nspans, real *buf, int to_buf, int on_device)
 {
     (void)s;
-    for (int j = 0; j < nspans; host += sp[j].run * sp[j].count, ++j)
+    (void)on_device;
+    for (int j = 0; j < nspans; buf += sp[j].run * sp[j].count, ++j)
         for (int64_t k = 0; k < sp[j].count; ++k) {
-            real *at = v + sp[j].first + k * sp[j].pitch, *packed = host + k * sp[j].run;
-            memcpy(to_host ? packed : at, to_host ? at : packed, (size_t)sp[j].run * sizeof(real));
+            real *at = v + sp[j].first + k * sp[j].pitch, *packed = buf + k * sp[j].run;
+            memcpy(to_buf ? packed : at, to_buf ? at : packed, (size_t)sp[j].run * sizeof(real));
         }
     return SL_OK;
 }

@@ -617,12 +617,13 @@ __global__ void k_span(real *v, const mg_span sp, real *packed, int pack)
     }
 }
 
-/* A halo's columns through the host: packed on the device (a level-0 column along x is thousands of
- * runs of a few cells, which a strided copy would move run by run), every span into one staging
- * buffer, and one copy each way on the legacy stream, after the loops before it (a copy's latency,
- * tens of microseconds, is a good part of a halo's cost: hundreds of halos a step). The copy up is
- * synchronous, so that the host buffer is free for the next halo's messages. */
-int columns(cuda_sim *st, real *v, const mg_span *sp, int nspans, real *host, int to_host, sl_err *err)
+/* A halo's columns, every span packed into one buffer: a level-0 column along x is thousands of
+ * runs of a few cells, which a strided copy would move run by run. Through the host: one staging
+ * buffer and one copy each way on the legacy stream, after the loops before it (a copy's latency,
+ * tens of microseconds, is a good part of a halo's cost: hundreds of halos a step); the copy up is
+ * synchronous, so that the host buffer is free for the next halo's messages. Into device memory
+ * (the halo's copies GPU to GPU): the kernels alone, queued. */
+int columns(cuda_sim *st, real *v, const mg_span *sp, int nspans, real *buf, int to_buf, int on_device, sl_err *err)
 {
     size_t values = 0;
     for (int j = 0; j < nspans; ++j)
@@ -630,34 +631,37 @@ int columns(cuda_sim *st, real *v, const mg_span *sp, int nspans, real *host, in
     const size_t bytes = values * sizeof(real);
     if (!values)
         return SL_OK;
-    int rc = gpu_scratch_reserve(&st->halo_stage, bytes, err);
-    if (rc)
-        return rc;
-    real *const stage = (real *)st->halo_stage.ptr;
-    if (!to_host)
-        GPU_TRY(cudaMemcpy(stage, host, bytes, cudaMemcpyHostToDevice), err);
+    real *packed = buf;
+    if (!on_device) {
+        int rc = gpu_scratch_reserve(&st->halo_stage, bytes, err);
+        if (rc)
+            return rc;
+        packed = (real *)st->halo_stage.ptr;
+        if (!to_buf)
+            GPU_TRY(cudaMemcpy(packed, buf, bytes, cudaMemcpyHostToDevice), err);
+    }
     size_t at = 0;
     for (int j = 0; j < nspans; ++j) {
         const size_t n = (size_t)(sp[j].run * sp[j].count);
         if (n) {
-            k_span<<<gpu_blocks_for(n), GPU_THREADS>>>(v, sp[j], stage + at, to_host);
+            k_span<<<gpu_blocks_for(n), GPU_THREADS>>>(v, sp[j], packed + at, to_buf);
             GPU_LAUNCHED("the packing or unpacking of a cell level's halo", err);
         }
         at += n;
     }
-    if (to_host)
-        GPU_TRY(cudaMemcpy(host, stage, bytes, cudaMemcpyDeviceToHost), err);
+    if (to_buf && !on_device)
+        GPU_TRY(cudaMemcpy(buf, packed, bytes, cudaMemcpyDeviceToHost), err);
     return SL_OK;
 }
 
-int cuda_mg_columns(sim *s, real *v, const mg_span *sp, int nspans, real *host, int to_host)
+int cuda_mg_columns(sim *s, real *v, const mg_span *sp, int nspans, real *buf, int to_buf, int on_device)
 {
     cuda_sim *st = state_of(s);
     if (st->last_error[0])
         return SL_ERR_RUNTIME;
     sl_err err;
     cuda_timer_start(s);
-    int rc = columns(st, v, sp, nspans, host, to_host, &err);
+    int rc = columns(st, v, sp, nspans, buf, to_buf, on_device, &err);
     cuda_timer_stop(s, "mg.halo", NULL);
     if (rc)
         cuda_remember_error(s, &err);

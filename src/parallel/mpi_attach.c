@@ -169,7 +169,8 @@ void domain_describe(const sim *s, char *buf, size_t len)
                           (double)d->cell_halos / (double)d->steps);
         w = per_rank(d, 1e3 * d->seconds[DT_CELL_HALO] / (double)d->whole_steps, " %.3g", buf, len, w);
         if (w > 0 && (size_t)w < len)
-            w += snprintf(buf + w, len - (size_t)w, ", of it in the copies to the host and back");
+            w += snprintf(buf + w, len - (size_t)w, ", of it in the copies %s",
+                          d->cells_path == CELLS_GPU_TO_GPU ? "GPU to GPU" : "to the host and back");
         w = per_rank(d, 1e3 * d->seconds[DT_CELL_COPY] / (double)d->whole_steps, " %.3g", buf, len, w);
     }
     if (d->whole_steps > 0) { /* where each rank waits for the others within a step */

@@ -68,6 +68,7 @@ void domain_cells_free(struct domain *d, sim *s)
 {
     domain_host_buffer_free(s, &d->cells_out);
     domain_host_buffer_free(s, &d->cells_in);
+    domain_cells_direct_free(d, s);
 }
 
 /* Spans sp[0 .. n) of v to the host (to_host) or back, through the backend, in one copy each way;
@@ -76,7 +77,7 @@ static int copy(sim *s, real *v, const mg_span *sp, int n, real *host, int to_ho
 {
     struct domain *d = s->domain;
     const double t = MPI_Wtime();
-    const int failed = n > 0 && s->be->mg->columns(s, v, sp, n, host, to_host);
+    const int failed = n > 0 && s->be->mg->columns(s, v, sp, n, host, to_host, 0);
     d->seconds[DT_CELL_COPY] += MPI_Wtime() - t;
     if (!failed)
         return SL_OK;
@@ -139,6 +140,13 @@ int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int pe
     size_t out, in;
     SL_TRY(halo_spans(d, g, bound, per_cell, left, right, 0, sends, out_spans, &nout, &out, err));
     SL_TRY(halo_spans(d, g, bound, per_cell, left, right, 1, receives, in_spans, &nin, &in, err));
+    SL_TRY(domain_cells_decide(d, s, err));
+    if (d->cells_path == CELLS_GPU_TO_GPU) {
+        SL_TRY(domain_cell_halo_direct(d, s, v, sends, out_spans, nout, out, receives, in_spans, nin, in, err));
+        d->seconds[DT_CELL_HALO] += MPI_Wtime() - t;
+        d->cell_halos++;
+        return SL_OK;
+    }
     SL_TRY(reserve(d, s, out > in ? out : in, err));
     real *const sent = d->cells_out.ptr, *const arrived = d->cells_in.ptr;
     MPI_Request *wait = d->cells_wait;

@@ -2,7 +2,8 @@
  * engine's collectives), mpi_attach.c (attach, describe, detach), mpi_slabs.c (cuts, balance, migration), mpi_select.c (which particles go
  * where), mpi_halo.c (the ghosts), mpi_exchange.c (particles as records between ranks, the halo's
  * plan), mpi_transfer.c (how the exchanges' bytes cross), mpi_gather.c (the whole state on the root),
- * mpi_cells.c (the multigrid's cell levels cut as the particles are). */
+ * mpi_cells.c (the multigrid's cell levels cut as the particles are), mpi_cells_direct.c (their
+ * halos GPU to GPU). */
 #ifndef SLUICE_MPI_DOMAIN_H
 #define SLUICE_MPI_DOMAIN_H
 
@@ -120,6 +121,19 @@ struct domain {
     int *cells_counts; /* [2 size]: a halo's values to and from each rank, or a gather's counts and offsets */
     mg_span *cells_spans; /* [2 size]: the columns of a halo's copy each way, or a gather's, a span a rank */
     long cell_halos;   /* halos and gathers of the cell levels this run (each a wait for the neighbours) */
+    /* the cell levels' halos GPU to GPU (mpi_cells.c), where the exchanges go so (direct): the
+     * packed columns out, in device memory the neighbours map (its allocation's generation and
+     * handle), and in; the neighbours' out buffers as mapped here; where each sender's columns for
+     * this rank lie; the last halo's messages that say a receiver has copied its columns (waited for
+     * before the out buffer is packed again) */
+    int cells_path;    /* 0: not decided yet, CELLS_THROUGH_HOST or CELLS_GPU_TO_GPU */
+    backend_buffer cells_dev_out, cells_dev_in;
+    uint64_t cells_generation, cells_handle_generation;
+    peer_handle cells_handle;
+    struct peer_map *cells_peers;       /* [size] */
+    struct cell_notice *cells_notices;  /* [2 size]: to each receiver, from each sender */
+    MPI_Request *cells_done;            /* [2 size] */
+    int cells_pending;
     double *sums;      /* every rank's values in domain_sum, [sums_cap], grown to the largest call */
     size_t sums_cap;
     routes moves;      /* scratch: the particles that migrate, or go out as ghosts */
@@ -177,8 +191,34 @@ static inline double domain_lap(struct domain *d, int k, double t0)
 int domain_host_buffer(sim *s, backend_buffer *b, size_t bytes);
 void domain_host_buffer_free(sim *s, backend_buffer *b);
 
+/* Another rank's device buffer as mapped here (CUDA IPC), and which of its allocations. */
+struct peer_map {
+    uint64_t generation; /* 0: not mapped */
+    void *ptr;
+};
+
+/* m mapped to the buffer that handle names, again only when generation differs from the one mapped
+ * (the owner reallocated it); and every mapping of peers[0 .. n) closed (mpi_transfer.c). */
+int domain_map_peer(sim *s, struct peer_map *m, uint64_t generation, const peer_handle *handle, sl_err *err);
+void domain_unmap_peers(sim *s, struct peer_map *peers, int n);
+
 /* Frees the cell levels' halo buffers (mpi_cells.c), while the backend still holds its state. */
 void domain_cells_free(struct domain *d, sim *s);
+
+/* The cell levels' halos GPU to GPU (mpi_cells_direct.c): where the particles' exchanges go so
+ * (d->direct) and SLUICE_MPI_CELL_HALOS is not "host", the columns are packed into device memory and
+ * each rank copies its senders' straight from theirs, instead of down to the host, through MPI and up
+ * again. d->cells_path decided, collectively, at the first halo after the exchanges' path was (left
+ * 0 before: that halo goes through the host). */
+enum { CELLS_THROUGH_HOST = 1, CELLS_GPU_TO_GPU = 2 };
+int domain_cells_decide(struct domain *d, sim *s, sl_err *err);
+/* One halo that way: sends[q] values to rank q from spans out_spans[0 .. nout) of v (out in all,
+ * in rank order), receives[q] from rank q into spans in_spans[0 .. nin) (in in all). Collective
+ * among the ranks that exchange. */
+int domain_cell_halo_direct(struct domain *d, sim *s, real *v, const int *sends, const mg_span *out_spans, int nout,
+                            size_t out, const int *receives, const mg_span *in_spans, int nin, size_t in, sl_err *err);
+/* Its buffers, mappings and messages still in flight, released. */
+void domain_cells_direct_free(struct domain *d, sim *s);
 
 /* The slabs as slab_rule.h's rule reads them, for choice c. */
 slab_rule domain_rule(const struct domain *d, enum slab_choice c);

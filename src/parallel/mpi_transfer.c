@@ -21,12 +21,6 @@ typedef struct transfer_notice {
     peer_handle handle;  /* the send buffer, for the receiver to map */
 } transfer_notice;
 
-/* Another rank's send buffer as mapped here. */
-struct peer_map {
-    uint64_t generation; /* 0: not mapped */
-    void *ptr;
-};
-
 static int peer_hooks(const sim *s)
 {
     const backend_halo_hooks *h = s->be->halo;
@@ -79,20 +73,20 @@ static void buffer_free(struct domain *d, sim *s, backend_buffer *b)
     b->cap = 0;
 }
 
-static void unmap_peers(struct domain *d, sim *s)
+void domain_unmap_peers(sim *s, struct peer_map *peers, int n)
 {
-    for (int q = 0; d->peers && q < d->size; ++q)
-        if (d->peers[q].generation) {
-            s->be->halo->peer_close(s, d->peers[q].ptr);
-            d->peers[q].generation = 0;
-            d->peers[q].ptr = NULL;
+    for (int q = 0; peers && q < n; ++q)
+        if (peers[q].generation) {
+            s->be->halo->peer_close(s, peers[q].ptr);
+            peers[q].generation = 0;
+            peers[q].ptr = NULL;
         }
 }
 
 void domain_transfer_free(struct domain *d, sim *s)
 {
     if (d->direct && s->be)
-        unmap_peers(d, s);
+        domain_unmap_peers(s, d->peers, d->size);
     free(d->peers);
     d->peers = NULL;
     buffer_free(d, s, &d->sendbuf);
@@ -115,20 +109,24 @@ static int grow(struct domain *d, sim *s, backend_buffer *b, size_t n)
     return domain_host_buffer(s, b, c);
 }
 
-/* Maps rank q's send buffer as its notice names it (again when q reallocated it). */
-static int map_peer(struct domain *d, sim *s, int q, const transfer_notice *n, sl_err *err)
+int domain_map_peer(sim *s, struct peer_map *m, uint64_t generation, const peer_handle *handle, sl_err *err)
 {
-    struct peer_map *m = &d->peers[q];
-    if (m->generation == n->generation)
+    if (m->generation == generation)
         return SL_OK;
     const backend_halo_hooks *h = s->be->halo;
     if (m->generation)
         h->peer_close(s, m->ptr);
     m->generation = 0;
     m->ptr = NULL;
-    SL_TRY(h->peer_open(s, &n->handle, &m->ptr, err));
-    m->generation = n->generation;
+    SL_TRY(h->peer_open(s, handle, &m->ptr, err));
+    m->generation = generation;
     return SL_OK;
+}
+
+/* Maps rank q's send buffer as its notice names it. */
+static int map_peer(struct domain *d, sim *s, int q, const transfer_notice *n, sl_err *err)
+{
+    return domain_map_peer(s, &d->peers[q], n->generation, &n->handle, err);
 }
 
 /* Whether the device path can be had: wanted, a backend with the peer hooks staging the cell
