@@ -115,5 +115,21 @@ awk -v h="$h4" 'BEGIN { exit !(h ~ /^[0-9.]+$/ && h >= 0.4 && h <= 0.6) }' ||
 /usr/bin/python3 "$src/tools/validate" "$exe" "$work/bad" --cases spheric --spacings 0.2 >"$work/log" 2>&1 &&
     { echo "FAIL --spacings 0.2 accepted"; fails=$((fails + 1)); }
 grep -q "0.005..0.1 m" "$work/log" || { echo "FAIL no message for a spacing out of range"; fails=$((fails + 1)); }
+# --cfl: the semi-implicit time-step study's variants carry the CFL number asked for (the scenes' 0.2
+# otherwise) and still pass `sluice check`; a number out of range is refused with its range
+/usr/bin/python3 "$src/tools/validate" "$exe" "$work/cfl" --cases lobovsky,spheric --resolutions 40 \
+    --spacings 0.0275 --schemes mps --cfl 0.6 --report >"$work/log" 2>&1 ||
+    { echo "FAIL tools/validate --cfl 0.6 --report:"; cat "$work/log"; fails=$((fails + 1)); }
+for v in "$work/cfl/mps_40.cfg" "$work/cfl/spheric_mps_27.5mm.cfg"; do
+    [ "$(grep -c '^  cfl = 0.6;' "$v")" = 1 ] && ! grep -q '^  cfl = 0.2;' "$v" ||
+        { echo "FAIL $v does not set cfl = 0.6:"; grep -n cfl "$v"; fails=$((fails + 1)); }
+    "$exe" check "$v" >"$work/check.log" 2>&1 ||
+        { echo "FAIL sluice check $v:"; cat "$work/check.log"; fails=$((fails + 1)); }
+done
+grep -q '^  cfl = 0.2;' "$sph/spheric_mps_18.3mm.cfg" ||
+    { echo "FAIL without --cfl the variant does not keep the scene's cfl = 0.2"; fails=$((fails + 1)); }
+/usr/bin/python3 "$src/tools/validate" "$exe" "$work/bad" --cases spheric --cfl 2 >"$work/log" 2>&1 &&
+    { echo "FAIL --cfl 2 accepted"; fails=$((fails + 1)); }
+grep -q "outside 0.05..1.0" "$work/log" || { echo "FAIL no message for a CFL number out of range"; fails=$((fails + 1)); }
 echo "$fails failure(s)"
 [ "$fails" -eq 0 ]
