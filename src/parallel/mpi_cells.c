@@ -61,7 +61,7 @@ static mg_span columns(const mg_grid *g, int k0, int k1, int per_cell, size_t *v
 /* b with room for `bytes` at least (a quarter more when it grows), page-locked where it can be. */
 static int grow(sim *s, backend_buffer *b, size_t bytes)
 {
-    return bytes <= b->cap && b->ptr ? 0 : domain_host_buffer(s, b, bytes + bytes / 4 + 4096);
+    return bytes <= b->cap && b->ptr ? 0 : domain_host_buffer(s, b, domain_headroom(bytes));
 }
 
 void domain_cells_free(struct domain *d, sim *s)
@@ -71,18 +71,23 @@ void domain_cells_free(struct domain *d, sim *s)
     domain_cells_direct_free(d, s);
 }
 
-/* Spans sp[0 .. n) of v to the host (to_host) or back, through the backend, in one copy each way;
- * timed as the halos' copies (DT_CELL_COPY). */
-static int copy(sim *s, real *v, const mg_span *sp, int n, real *host, int to_host, sl_err *err)
+int domain_cell_columns(sim *s, real *v, const mg_span *sp, int n, void *buf, int to_buf, int on_device, sl_err *err)
 {
-    struct domain *d = s->domain;
-    const double t = MPI_Wtime();
-    const int failed = n > 0 && s->be->mg->columns(s, v, sp, n, host, to_host, 0);
-    d->seconds[DT_CELL_COPY] += MPI_Wtime() - t;
-    if (!failed)
+    if (n <= 0 || !s->be->mg->columns(s, v, sp, n, buf, to_buf, on_device))
         return SL_OK;
     return sim_backend_error(s, err) ? SL_ERR_RUNTIME
-                                     : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo failed", d->rank);
+                                     : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo failed",
+                                               s->domain->rank);
+}
+
+/* Spans sp[0 .. n) of v to the host (to_host) or back, in one copy each way; timed as the halos'
+ * copies (DT_CELL_COPY). */
+static int copy(sim *s, real *v, const mg_span *sp, int n, real *host, int to_host, sl_err *err)
+{
+    const double t = MPI_Wtime();
+    const int rc = domain_cell_columns(s, v, sp, n, host, to_host, 0, err);
+    s->domain->seconds[DT_CELL_COPY] += MPI_Wtime() - t;
+    return rc;
 }
 
 static int reserve(struct domain *d, sim *s, size_t values, sl_err *err)
@@ -127,6 +132,10 @@ static int halo_spans(const struct domain *d, const mg_grid *g, const int *bound
     return SL_OK;
 }
 
+static int halo_through_host(struct domain *d, sim *s, real *v, const int *sends, const mg_span *out_spans, int nout,
+                             size_t out, const int *receives, const mg_span *in_spans, int nin, size_t in,
+                             sl_err *err);
+
 int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int per_cell, int left, int right,
                      sl_err *err)
 {
@@ -141,12 +150,19 @@ int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int pe
     SL_TRY(halo_spans(d, g, bound, per_cell, left, right, 0, sends, out_spans, &nout, &out, err));
     SL_TRY(halo_spans(d, g, bound, per_cell, left, right, 1, receives, in_spans, &nin, &in, err));
     SL_TRY(domain_cells_decide(d, s, err));
-    if (d->cells_path == CELLS_GPU_TO_GPU) {
-        SL_TRY(domain_cell_halo_direct(d, s, v, sends, out_spans, nout, out, receives, in_spans, nin, in, err));
-        d->seconds[DT_CELL_HALO] += MPI_Wtime() - t;
-        d->cell_halos++;
-        return SL_OK;
-    }
+    SL_TRY(d->cells_path == CELLS_GPU_TO_GPU
+               ? domain_cell_halo_direct(d, s, v, sends, out_spans, nout, out, receives, in_spans, nin, in, err)
+               : halo_through_host(d, s, v, sends, out_spans, nout, out, receives, in_spans, nin, in, err));
+    d->seconds[DT_CELL_HALO] += MPI_Wtime() - t;
+    d->cell_halos++;
+    return SL_OK;
+}
+
+/* One halo through page-locked host buffers and MPI, as domain_cell_halo_direct's arguments say. */
+static int halo_through_host(struct domain *d, sim *s, real *v, const int *sends, const mg_span *out_spans, int nout,
+                             size_t out, const int *receives, const mg_span *in_spans, int nin, size_t in,
+                             sl_err *err)
+{
     SL_TRY(reserve(d, s, out > in ? out : in, err));
     real *const sent = d->cells_out.ptr, *const arrived = d->cells_in.ptr;
     MPI_Request *wait = d->cells_wait;
@@ -162,11 +178,7 @@ int domain_cell_halo(sim *s, const mg_grid *g, const int *bound, real *v, int pe
         if (sends[q])
             MPI_Isend(sent + at, sends[q], DOMAIN_MPI_REAL, q, CELL_HALO_TAG, d->comm, &wait[requests++]);
     MPI_Waitall(requests, wait, MPI_STATUSES_IGNORE);
-    if ((rc = copy(s, v, in_spans, nin, arrived, 0, err))) /* in the order the receives were posted */
-        return rc;
-    d->seconds[DT_CELL_HALO] += MPI_Wtime() - t;
-    d->cell_halos++;
-    return SL_OK;
+    return copy(s, v, in_spans, nin, arrived, 0, err); /* in the order the receives were posted */
 }
 
 int domain_cell_gather(sim *s, const mg_grid *g, const int *bound, real *v, int per_cell, sl_err *err)

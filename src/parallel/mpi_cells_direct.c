@@ -14,7 +14,6 @@
 #include "mpi_domain.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 enum { CELL_NOTICE_TAG = 7302, CELL_DONE_TAG = 7303 }; /* apart from mpi_cells.c's 7301 */
 
@@ -30,11 +29,8 @@ int domain_cells_decide(struct domain *d, sim *s, sl_err *err)
 {
     if (d->cells_path || !d->transfer_decided) /* decided, or no exchange yet: the host this time */
         return SL_OK;
-    const char *want = getenv("SLUICE_MPI_CELL_HALOS");
-    const int host_only = want && strcmp(want, "host") == 0, insist = want && strcmp(want, "device") == 0;
-    if (want && !host_only && !insist)
-        return sl_fail(err, SL_ERR_INPUT, "environment variable SLUICE_MPI_CELL_HALOS=%s: accepted: host or device",
-                       want);
+    int host_only, insist;
+    SL_TRY(domain_path_wanted("SLUICE_MPI_CELL_HALOS", &host_only, &insist, err));
     int ok = d->direct && !host_only && s->be->mg && s->be->mg->columns, all;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, d->comm);
     if (insist && !all)
@@ -59,28 +55,19 @@ static int room(struct domain *d, sim *s, size_t out, size_t in, sl_err *err)
     }
     const size_t out_bytes = out * sizeof(real), in_bytes = in * sizeof(real);
     if (!d->cells_dev_out.ptr || out_bytes > d->cells_dev_out.cap) {
-        if (h->peer_buffer(s, &d->cells_dev_out, out_bytes + out_bytes / 4 + 4096))
+        if (h->peer_buffer(s, &d->cells_dev_out, domain_headroom(out_bytes)))
             return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: out of device memory for a cell level's halo (%zu values)",
                            d->rank, out);
         d->cells_generation++;
     }
     if ((!d->cells_dev_in.ptr || in_bytes > d->cells_dev_in.cap) &&
-        h->peer_buffer(s, &d->cells_dev_in, in_bytes + in_bytes / 4 + 4096))
+        h->peer_buffer(s, &d->cells_dev_in, domain_headroom(in_bytes)))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: out of device memory for a cell level's halo (%zu values)",
                        d->rank, in);
     if (d->cells_handle_generation != d->cells_generation) {
         SL_TRY(h->peer_export(s, &d->cells_dev_out, &d->cells_handle, err));
         d->cells_handle_generation = d->cells_generation;
     }
-    return SL_OK;
-}
-
-static int columns(sim *s, real *v, const mg_span *sp, int n, void *buf, int pack, sl_err *err)
-{
-    if (n > 0 && s->be->mg->columns(s, v, sp, n, buf, pack, 1))
-        return sim_backend_error(s, err) ? SL_ERR_RUNTIME
-                                         : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo failed",
-                                                   s->domain->rank);
     return SL_OK;
 }
 
@@ -98,7 +85,7 @@ int domain_cell_halo_direct(struct domain *d, sim *s, real *v, const int *sends,
     for (int q = 0; q < d->size; ++q)
         if (receives[q])
             MPI_Irecv(&from[q], (int)sizeof *from, MPI_BYTE, q, CELL_NOTICE_TAG, d->comm, &wait[requests++]);
-    SL_TRY(columns(s, v, out_spans, nout, d->cells_dev_out.ptr, 1, err)); /* 2 */
+    SL_TRY(domain_cell_columns(s, v, out_spans, nout, d->cells_dev_out.ptr, 1, 1, err)); /* 2 */
     SL_TRY(h->peer_wait(s, err));
     uint64_t at = 0;
     for (int q = 0; q < d->size; at += (uint64_t)sends[q++])
@@ -127,7 +114,7 @@ int domain_cell_halo_direct(struct domain *d, sim *s, real *v, const int *sends,
         if (sends[q])
             MPI_Irecv(&none, 0, MPI_BYTE, q, CELL_DONE_TAG, d->comm, &d->cells_done[d->cells_pending++]);
     }
-    SL_TRY(columns(s, v, in_spans, nin, d->cells_dev_in.ptr, 0, err));
+    SL_TRY(domain_cell_columns(s, v, in_spans, nin, d->cells_dev_in.ptr, 0, 1, err));
     d->seconds[DT_CELL_COPY] += MPI_Wtime() - t;
     return SL_OK;
 }

@@ -182,6 +182,13 @@ static inline double domain_lap(struct domain *d, int k, double t0)
     return t;
 }
 
+/* The bytes to allocate when a buffer must hold `bytes`: a quarter more and a page, so that a slowly
+ * growing need does not reallocate at every call (the exchanges' and the cell halos' buffers). */
+static inline size_t domain_headroom(size_t bytes)
+{
+    return bytes + bytes / 4 + 4096;
+}
+
 /* The MPI type of `real`. */
 #define DOMAIN_MPI_REAL (sizeof(real) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT)
 
@@ -201,6 +208,14 @@ struct peer_map {
  * (the owner reallocated it); and every mapping of peers[0 .. n) closed (mpi_transfer.c). */
 int domain_map_peer(sim *s, struct peer_map *m, uint64_t generation, const peer_handle *handle, sl_err *err);
 void domain_unmap_peers(sim *s, struct peer_map *peers, int n);
+
+/* Which path the environment variable `variable` asks for: *host_only for "host", *insist for
+ * "device", neither when unset; any other value is refused with the accepted ones (mpi_transfer.c). */
+int domain_path_wanted(const char *variable, int *host_only, int *insist, sl_err *err);
+
+/* Spans sp[0 .. n) of v packed into buf or back (to_buf), buf host memory or the backend's own
+ * (on_device), through backend.mg.columns; its failure as an error naming this rank (mpi_cells.c). */
+int domain_cell_columns(sim *s, real *v, const mg_span *sp, int n, void *buf, int to_buf, int on_device, sl_err *err);
 
 /* Frees the cell levels' halo buffers (mpi_cells.c), while the backend still holds its state. */
 void domain_cells_free(struct domain *d, sim *s);

@@ -99,7 +99,7 @@ static int grow(struct domain *d, sim *s, backend_buffer *b, size_t n)
 {
     if (n <= b->cap && b->ptr)
         return 0;
-    size_t c = n + n / 4 + 4096;
+    size_t c = domain_headroom(n);
     const backend_halo_hooks *h = s->be->halo;
     if (d->direct) {
         if (b == &d->sendbuf)
@@ -129,17 +129,24 @@ static int map_peer(struct domain *d, sim *s, int q, const transfer_notice *n, s
     return domain_map_peer(s, &d->peers[q], n->generation, &n->handle, err);
 }
 
+int domain_path_wanted(const char *variable, int *host_only, int *insist, sl_err *err)
+{
+    const char *want = getenv(variable);
+    *host_only = want && strcmp(want, "host") == 0;
+    *insist = want && strcmp(want, "device") == 0;
+    if (want && !*host_only && !*insist)
+        return sl_fail(err, SL_ERR_INPUT, "environment variable %s=%s: accepted: host or device", variable, want);
+    return SL_OK;
+}
+
 /* Whether the device path can be had: wanted, a backend with the peer hooks staging the cell
  * build, every rank on one host, and each rank able to map its neighbours' buffers (tried once with
  * a small buffer; a device pair without peer access fails here). Collective: every rank takes the
  * same path. */
 static int decide(struct domain *d, sim *s, sl_err *err)
 {
-    const char *want = getenv("SLUICE_MPI_TRANSFER");
-    int host_only = want && strcmp(want, "host") == 0, insist = want && strcmp(want, "device") == 0;
-    if (want && !host_only && !insist)
-        return sl_fail(err, SL_ERR_INPUT, "environment variable SLUICE_MPI_TRANSFER=%s: accepted: host or device",
-                       want);
+    int host_only, insist;
+    SL_TRY(domain_path_wanted("SLUICE_MPI_TRANSFER", &host_only, &insist, err));
     d->peers = calloc((size_t)d->size, sizeof *d->peers);
     transfer_notice mine = {0}, *all_notices = calloc((size_t)d->size, sizeof *all_notices);
     if (!d->peers || !all_notices) {
