@@ -27,10 +27,12 @@ enum reduce_op {
  * particle; the solver sets s->args.in and s->args.out before each call. The backends' CG
  * primitives below read the field numbers and n from it. The preconditioner is Jacobi's unless
  * `precondition` is set; the product is the matvec pass unless `product` is set. */
-/* The CG's scalars, kept where the vectors are (a device's memory on a GPU) so that an iteration
- * waits for the device once, for its residual, not for each dot product: d.q, and the pairs (r.z,
- * r.r) of the even and the odd iterations (the new r.z is divided by the last one). */
-enum cg_slot { CG_DQ, CG_RZ_EVEN, CG_RR_EVEN, CG_RZ_ODD, CG_RR_ODD, CG_SLOTS };
+/* The CG's scalars, kept where the vectors are (a device's memory on a GPU) so that the iteration
+ * need not wait for the device at every dot product, nor at every iteration: d.q, the pairs (r.z,
+ * r.r) of the even and the odd iterations (the new r.z is divided by the last one), and the solve's
+ * state as backend.cg_decide leaves it (core/cg_decide.h): enum cg_state, the iterations done, the
+ * r.r of the last of them. */
+enum cg_slot { CG_DQ, CG_RZ_EVEN, CG_RR_EVEN, CG_RZ_ODD, CG_RR_ODD, CG_STATE, CG_DONE, CG_LAST_RR, CG_SLOTS };
 
 typedef struct cg_problem {
     const pass *matvec;
@@ -60,6 +62,12 @@ typedef struct cg_problem {
     size_t n;                    /* particles [0, n) */
     double tolerance;            /* on ||b - A x|| / ||b|| */
     int max_iterations;
+    /* Iterations queued before the driver first reads the state (the device's verdicts,
+     * backend.cg_decide) instead of waiting for it after each: the last solve's count less 2, so
+     * that a solve that stops earlier than that runs its extra iterations to no effect (their
+     * updates do nothing once it stopped), where the backend queues its work (backend.queues);
+     * pcg_solve sets it. */
+    int ahead;
     /* results */
     int iterations;
     double residual;             /* relative residual reached */
@@ -316,7 +324,12 @@ typedef struct backend {
      * = r.r of the new values. Where !(S[dq] > 0) (no progress possible, or a NaN) no field changes
      * and both are 0. */
     int (*cg_update)(struct sim *s, cg_problem *cg, int rz, int dq, int out);
-    /* cg_direction: d = z + (real)(beta d), beta = S[num] / S[den] (0 where den < 0). */
+    /* cg_decide, after cg_update(.., dq, out): the iteration's verdict, taken where the scalars are
+     * (cg_decide_step of core/cg_decide.h, with cg's tolerance and max_iterations), so that the
+     * driver may queue the next iterations before it reads it. */
+    int (*cg_decide)(struct sim *s, cg_problem *cg, int dq, int out, double bnorm);
+    /* cg_direction: d = z + (real)(beta d), beta = S[num] / S[den] (0 where den < 0).
+     * cg_update and cg_direction change nothing once S[CG_STATE] is not CG_GOING. */
     int (*cg_direction)(struct sim *s, cg_problem *cg, int num, int den);
     /* cg_scalars: S[slot .. slot + count) copied into v once the work queued before is done, or set
      * from v (write). */
@@ -367,6 +380,10 @@ typedef struct backend {
      * arrays are the state (nothing on the device yet): the probes read those. NULL: always so. */
     int (*probe_particles)(struct sim *s, const probe_regions *req, particles *out, probe_totals *tot, int *picked,
                            sl_err *err);
+    /* Whether the primitives queue their work (on a device) and a read of cg_scalars waits for it,
+     * so that the CG reads its state after fewer iterations (cg_problem.ahead); 0 where each call
+     * has done its work when it returns (the host). */
+    int queues;
 } backend;
 
 extern const backend backend_cpu;

@@ -1,6 +1,7 @@
 /* backend_cpu.c: the CPU backend: OpenMP over chunks of particles. */
 #include "backend.h"
 #include "backend_cpu_mg.h"
+#include "cg_decide.h"
 #include "sim.h"
 
 #include <math.h>
@@ -114,7 +115,7 @@ static int cpu_cg_update(sim *s, cg_problem *cg, int rz, int dq, int out)
     real *r = f[cg->r], *z = f[cg->z], *d = f[cg->d], *q = f[cg->q];
     size_t n = cg->n;
     cg->scalar[out] = cg->scalar[out + 1] = 0;
-    if (!(cg->scalar[dq] > 0))
+    if (!(cg->scalar[dq] > 0) || cg->scalar[CG_STATE] != CG_GOING)
         return SL_OK;
     const double alpha = cg->scalar[rz] / cg->scalar[dq];
     #pragma omp parallel for schedule(static)
@@ -128,8 +129,17 @@ static int cpu_cg_update(sim *s, cg_problem *cg, int rz, int dq, int out)
     return SL_OK;
 }
 
+static int cpu_cg_decide(sim *s, cg_problem *cg, int dq, int out, double bnorm)
+{
+    (void)s;
+    cg_decide_step(cg->scalar, dq, out, bnorm, cg->tolerance, cg->max_iterations);
+    return SL_OK;
+}
+
 static int cpu_cg_direction(sim *s, cg_problem *cg, int num, int den)
 {
+    if (cg->scalar[CG_STATE] != CG_GOING)
+        return SL_OK;
     real *z = s->p.f[cg->z], *d = s->p.f[cg->d];
     size_t n = cg->n;
     const double beta = den < 0 ? 0.0 : cg->scalar[num] / cg->scalar[den];
@@ -255,6 +265,7 @@ const backend backend_cpu = {
     .cg_init = cpu_cg_init,
     .cg_dot = cpu_cg_dot,
     .cg_update = cpu_cg_update,
+    .cg_decide = cpu_cg_decide,
     .cg_direction = cpu_cg_direction,
     .cg_scalars = cpu_cg_scalars,
     .fill_zero = cpu_fill_zero,

@@ -85,6 +85,7 @@ extern "C" const backend backend_cuda = {
     cuda_cg_init,
     cuda_cg_dot,
     cuda_cg_update,
+    cuda_cg_decide,
     cuda_cg_direction,
     cuda_cg_scalars,
     cuda_fill_zero,
@@ -101,4 +102,5 @@ extern "C" const backend backend_cuda = {
     cuda_buffer_free,
     &cuda_halo_hooks,
     cuda_probe_particles,
+    1,
 };

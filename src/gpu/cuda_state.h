@@ -132,6 +132,7 @@ double cuda_reduce(sim *s, enum reduce_op op, int a, int b, size_t n);
 int cuda_cg_init(sim *s, const cg_problem *cg, double dots[3]);
 int cuda_cg_dot(sim *s, cg_problem *cg, int a, int b, int slot);
 int cuda_cg_update(sim *s, cg_problem *cg, int rz, int dq, int out);
+int cuda_cg_decide(sim *s, cg_problem *cg, int dq, int out, double bnorm);
 int cuda_cg_direction(sim *s, cg_problem *cg, int num, int den);
 int cuda_cg_scalars(sim *s, cg_problem *cg, int slot, int count, double *v, int write);
 int cuda_fill_zero(sim *s, int field, size_t n);

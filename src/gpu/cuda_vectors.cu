@@ -93,6 +93,16 @@ int cuda_cg_update(sim *s, cg_problem *cg, int rz, int dq, int out)
                 &err);
 }
 
+int cuda_cg_decide(sim *s, cg_problem *cg, int dq, int out, double bnorm)
+{
+    cuda_sim *st = writable(s);
+    if (!st)
+        return SL_ERR_RUNTIME;
+    sl_err err;
+    double *S = cg_scalars_of(st, &err);
+    return kept(s, S ? gpu_cg_decide(S, dq, out, bnorm, cg->tolerance, cg->max_iterations, &err) : SL_ERR_RUNTIME, &err);
+}
+
 int cuda_cg_direction(sim *s, cg_problem *cg, int num, int den)
 {
     cuda_sim *st = writable(s);

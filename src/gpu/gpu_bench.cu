@@ -202,10 +202,10 @@ extern "C" int gpu_primitives_bench(FILE *out, size_t n, sl_err *err)
 
     /* x = gathered, d = a, q = diag = b; alpha = 0 keeps x and r the same from one repetition to
      * the next (the arithmetic and the traffic are those of any alpha) */
-    double *S = NULL; /* the scalars: S[0] = 0 over S[1] = 1 */
-    const double zero_one[2] = {0.0, 1.0};
-    GPU_TRY(cudaMalloc(&S, 4 * sizeof(double)), err);
-    GPU_TRY(cudaMemcpy(S, zero_one, sizeof zero_one, cudaMemcpyHostToDevice), err);
+    double *S = NULL; /* the scalars (enum cg_slot): S[0] = 0 over S[1] = 1, the solve going on */
+    double slots[CG_SLOTS] = {0.0, 1.0};
+    GPU_TRY(cudaMalloc(&S, sizeof slots), err);
+    GPU_TRY(cudaMemcpy(S, slots, sizeof slots, cudaMemcpyHostToDevice), err);
     int rc = time_ms([&] { return gpu_cg_update(S, 0, 1, 2, gathered, r, z, a, b, b, n, &s, err); }, ev, &ms, err);
     cudaFree(S);
     if (rc)

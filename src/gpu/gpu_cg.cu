@@ -2,6 +2,7 @@
 #include "gpu_cg.h"
 
 #include "gpu_reduce_block.cuh"
+#include "core/cg_decide.h"
 
 namespace {
 
@@ -44,12 +45,14 @@ struct init_body {
     }
 };
 
-/* alpha from the device's scalars, the same double division the host made: ok where S[dq] > 0 */
+/* alpha from the device's scalars, the same double division the host made: ok where S[dq] > 0
+ * and the solve goes on */
 __device__ __forceinline__ bool step_of(const double *S, int rz, int dq, double &alpha)
 {
     const double den = S[dq];
-    alpha = den > 0 ? __ddiv_rn(S[rz], den) : 0.0;
-    return den > 0;
+    const bool go = den > 0 && S[CG_STATE] == CG_GOING;
+    alpha = go ? __ddiv_rn(S[rz], den) : 0.0;
+    return go;
 }
 
 struct update_body {
@@ -84,10 +87,17 @@ struct dot_body {
 __global__ void direction(const double *__restrict__ S, int num, int den, const real *__restrict__ z,
                           real *__restrict__ d, size_t n)
 {
+    if (S[CG_STATE] != CG_GOING)
+        return;
     const double beta = den < 0 ? 0.0 : __ddiv_rn(S[num], S[den]);
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
         d[i] = add_rn(z[i], scaled(beta, d[i]));
+}
+
+__global__ void decide(double *S, int dq, int out, double bnorm, double tolerance, int max_iterations)
+{
+    cg_decide_step(S, dq, out, bnorm, tolerance, max_iterations);
 }
 
 } // namespace
@@ -115,5 +125,12 @@ extern "C" int gpu_cg_direction(const double *S, int num, int den, const real *z
         return SL_OK;
     direction<<<gpu_blocks_for(n), GPU_THREADS>>>(S, num, den, z, d, n);
     GPU_LAUNCHED("direction", err);
+    return SL_OK;
+}
+
+extern "C" int gpu_cg_decide(double *S, int dq, int out, double bnorm, double tolerance, int max_iterations, sl_err *err)
+{
+    decide<<<1, 1>>>(S, dq, out, bnorm, tolerance, max_iterations);
+    GPU_LAUNCHED("decide", err);
     return SL_OK;
 }

@@ -34,8 +34,10 @@ extern "C" {
 int gpu_cg_init(real *x, const real *b, const real *q, const real *diag, real *r, real *z, real *d,
                 size_t n, double dots[3], gpu_scratch *s, sl_err *err);
 
-/* The scalars of the iteration stay in device memory (S, doubles; backend.h: enum cg_slot): none
- * of the calls below waits.
+/* The scalars of the iteration stay in device memory (S, CG_SLOTS doubles; backend.h: enum
+ * cg_slot): none of the calls below waits. Once S[CG_STATE] is not CG_GOING (core/cg_decide.h)
+ * the update and the direction write nothing to the fields (iterations the driver queued past the
+ * solve's stop).
  * S[slot] = sum a[i] b[i] (as REDUCE_DOT). */
 int gpu_cg_dot(const real *a, const real *b, size_t n, double *S, int slot, gpu_scratch *s, sl_err *err);
 
@@ -47,6 +49,10 @@ int gpu_cg_dot(const real *a, const real *b, size_t n, double *S, int slot, gpu_
  * is written but S[out] = S[out + 1] = 0. */
 int gpu_cg_update(double *S, int rz, int dq, int out, real *x, real *r, real *z, const real *d, const real *q,
                   const real *diag, size_t n, gpu_scratch *s, sl_err *err);
+
+/* The iteration's verdict after gpu_cg_update(.., dq, out, ..): cg_decide_step (core/cg_decide.h)
+ * by one device thread. */
+int gpu_cg_decide(double *S, int dq, int out, double bnorm, double tolerance, int max_iterations, sl_err *err);
 
 /* New search direction, beta = S[num] / S[den] (0 where den < 0). For each i:
  *   d[i] = z[i] + (real)(beta * d[i]); */

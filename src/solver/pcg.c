@@ -1,9 +1,12 @@
 /* pcg.c: the preconditioned conjugate-gradient iteration over the backend's primitives. */
 #include "pcg.h"
 
+#include "core/cg_decide.h"
 #include "core/sim.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Each backend's primitives do the arithmetic of one step the same way (the CUDA kernels of
  * gpu_cg.h round exactly as the CPU loops do), so the iteration below, its scalars in double,
@@ -101,7 +104,9 @@ static int solve(sim *s, cg_problem *cg, sl_err *err)
     if ((rc = total(s, cg, dots, 3, err)))
         return rc;
     double bnorm = sqrt(dots[0]), rz = dots[1], rnorm = sqrt(dots[2]);
-    if (be->cg_scalars(s, cg, rz_slot(0), 1, &rz, 1))
+    double state[3] = {CG_GOING, 0, dots[2]}; /* CG_STATE, CG_DONE, CG_LAST_RR: the last solve's are
+                                               * there, and the direction below reads the state */
+    if (be->cg_scalars(s, cg, rz_slot(0), 1, &rz, 1) || be->cg_scalars(s, cg, CG_STATE, 3, state, 1))
         return backend_failed(s, err);
     if (cg->precondition && bnorm != 0) {
         if ((rc = precondition(s, cg, rz_slot(0), err)))
@@ -118,11 +123,19 @@ static int solve(sim *s, cg_problem *cg, sl_err *err)
         return SL_OK;
     }
     cg->residual = rz == rz ? rnorm / bnorm : NAN; /* a NaN in the system ends the solve unconverged */
-    while (cg->residual > cg->tolerance && cg->iterations < cg->max_iterations) {
-        const int last = rz_slot(cg->iterations), next = rz_slot(cg->iterations + 1);
+    if (!(cg->residual > cg->tolerance) || cg->max_iterations <= 0) {
+        cg->converged = cg->residual <= cg->tolerance;
+        return SL_OK;
+    }
+    /* The verdicts are the backend's (cg_decide); the state is read once an iteration (on several
+     * processes, whose totals wait anyway), or from iteration cg->ahead + 1 on, after which the
+     * iterations queued past a stop change nothing. */
+    const int ahead = cg->sum ? 0 : cg->ahead;
+    for (int queued = 1;; ++queued) {
+        const int last = rz_slot(queued - 1), next = rz_slot(queued);
         if ((rc = product(s, cg, cg->d, cg->q, err)))
             return rc;
-        double v[CG_SLOTS]; /* d.q and the new pair: totalled (several processes) or read in one wait */
+        double v[CG_SLOTS]; /* d.q and the new pair totalled over the processes (where several) */
         if (be->cg_dot(s, cg, cg->d, cg->q, CG_DQ))
             return backend_failed(s, err);
         if ((rc = total_slots(s, cg, CG_DQ, 1, v, err)))
@@ -131,24 +144,21 @@ static int solve(sim *s, cg_problem *cg, sl_err *err)
             return backend_failed(s, err);
         if ((rc = total_slots(s, cg, next, 2, v, err)))
             return rc;
-        if (!cg->sum && be->cg_scalars(s, cg, 0, CG_SLOTS, v, 0)) /* one process: the iteration's one wait */
+        if (be->cg_decide(s, cg, CG_DQ, next, bnorm))
             return backend_failed(s, err);
-        if (!(v[CG_DQ] > 0)) {
-            /* A is not positive definite on d (or d = 0): no progress possible, x as it was; a NaN
-             * there is the last r.z's (the preconditioner's), a NaN in the system */
-            if (v[CG_DQ] != v[CG_DQ])
-                cg->residual = NAN;
-            break;
+        if (queued > ahead || queued >= cg->max_iterations) {
+            if (be->cg_scalars(s, cg, CG_STATE, 3, state, 0))
+                return backend_failed(s, err);
+            if (state[0] != CG_GOING)
+                break;
         }
-        cg->iterations++;
-        cg->residual = sqrt(v[next + 1]) / bnorm;
-        if (cg->residual <= cg->tolerance)
-            break;
         if (cg->precondition && (rc = precondition(s, cg, next, err)))
             return rc;
         if (be->cg_direction(s, cg, next, last)) /* beta = new r.z / last r.z */
             return backend_failed(s, err);
     }
+    cg->iterations = (int)state[1];
+    cg->residual = state[0] == CG_NAN ? NAN : sqrt(state[2]) / bnorm;
     cg->converged = cg->residual <= cg->tolerance;
     return SL_OK;
 }
@@ -156,6 +166,12 @@ static int solve(sim *s, cg_problem *cg, sl_err *err)
 int pcg_solve(sim *s, cg_problem *cg, sl_err *err)
 {
     double t0 = s->prof.enabled ? profile_now() : 0;
+    /* SLUICE_CG_AHEAD (a measurement knob): 0 reads the state after every iteration, 1 queues ahead
+     * on any backend (the CPU too: the tests), unset where the backend queues its work */
+    const char *knob = getenv("SLUICE_CG_AHEAD");
+    const int read_ahead = knob && *knob ? strcmp(knob, "0") != 0 : s->be->queues;
+    const int last = cg->iterations;
+    cg->ahead = read_ahead && last > 2 ? last - 2 : 0;
     int rc = solve(s, cg, err);
     if (rc) {
         cg->converged = 0;

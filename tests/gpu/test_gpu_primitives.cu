@@ -6,6 +6,7 @@
  * (the scans also take 1100003, which still needs the blocked scan's third level) and the sparse
  * sort 2^17+1 keys instead of 2^22+1: racecheck did not finish the full sizes in 120 s. */
 #include "core/backend.h"
+#include "core/cg_decide.h"
 #include "gpu/gpu_bench.h"
 #include "gpu/gpu_cg.h"
 #include "gpu/gpu_gather.h"
@@ -406,6 +407,14 @@ void check_sum(const char *what, size_t n, double got, const std::vector<double>
           what, n, got, ref, fabsl((long double)got - ref), tol);
 }
 
+/* The CG's scalars (backend.h: enum cg_slot), the first given, the rest 0 (the state CG_GOING) */
+std::vector<double> slots(std::initializer_list<double> first)
+{
+    std::vector<double> v(first);
+    v.resize(CG_SLOTS, 0.0);
+    return v;
+}
+
 bool same_bits(double a, double b)
 {
     return memcmp(&a, &b, sizeof a) == 0;
@@ -524,7 +533,7 @@ void test_cg()
         }
         /* the scalars on the device (backend.h: enum cg_slot): alpha = S[1] / S[0] = alpha / 1
          * exactly, the dots into S[3], S[4] */
-        dev<double> S(std::vector<double>{1.0, alpha, 0.0, 0.0, 0.0});
+        dev<double> S(slots({1.0, alpha, 0.0, 0.0, 0.0}));
         MUST(gpu_cg_update(S.p, 1, 0, 3, dx.p, dr.p, dz.p, dd.p, dq.p, ddiag.p, n, &scratch, &err));
         std::vector<double> got = S.get();
         CHECK(first_diff(dx.get(), ux) < 0 && first_diff(dr.get(), ur) < 0 && first_diff(dz.get(), uz) < 0,
@@ -541,7 +550,7 @@ void test_cg()
             dx.put(x);
             dr.put(rr);
             dz.put(z);
-            S.put(std::vector<double>{bad, alpha, 0.0, 7.0, 7.0});
+            S.put(slots({bad, alpha, 0.0, 7.0, 7.0}));
             MUST(gpu_cg_update(S.p, 1, 0, 3, dx.p, dr.p, dz.p, dd.p, dq.p, ddiag.p, n, &scratch, &err));
             std::vector<double> none = S.get();
             CHECK(first_diff(dx.get(), x) < 0 && first_diff(dr.get(), rr) < 0 && first_diff(dz.get(), z) < 0 &&
@@ -560,13 +569,62 @@ void test_cg()
         std::vector<real> nd(n);
         for (size_t i = 0; i < n; ++i)
             nd[i] = z[i] + (real)(beta * d[i]);
-        S.put(std::vector<double>{1.0, beta, 0.0, 0.0, 0.0});
+        S.put(slots({1.0, beta, 0.0, 0.0, 0.0}));
         MUST(gpu_cg_direction(S.p, 1, 0, dz.p, dd.p, n, &err));
         CHECK(first_diff(dd.get(), nd) < 0, "cg direction n=%zu: d differs from the CPU formula", n);
         MUST(gpu_cg_direction(S.p, 1, -1, dz.p, dd.p, n, &err));
         CHECK(first_diff(dd.get(), z) < 0, "cg direction n=%zu, beta 0: d is not z", n);
+        /* a solve that stopped (S[CG_STATE] not CG_GOING: iterations the driver queued past its
+         * stop): the update and the direction write no field */
+        dx.put(x);
+        dr.put(rr);
+        dz.put(z);
+        dd.put(d);
+        std::vector<double> stopped = slots({1.0, alpha, 0.0, 0.0, 0.0});
+        stopped[CG_STATE] = CG_CONVERGED;
+        S.put(stopped);
+        MUST(gpu_cg_update(S.p, 1, 0, 3, dx.p, dr.p, dz.p, dd.p, dq.p, ddiag.p, n, &scratch, &err));
+        MUST(gpu_cg_direction(S.p, 1, 0, dz.p, dd.p, n, &err));
+        CHECK(first_diff(dx.get(), x) < 0 && first_diff(dr.get(), rr) < 0 && first_diff(dz.get(), z) < 0 &&
+                  first_diff(dd.get(), d) < 0,
+              "cg update and direction n=%zu after the stop: a field changed", n);
     }
     printf("cg updates: done\n");
+}
+
+/* The device's verdict (gpu_cg_decide) against cg_decide_step on the host, from the same scalars:
+ * the same state, count and r.r, bit for bit, for each way a solve goes on or stops. */
+void cg_decide_matches_the_host()
+{
+    const double bnorm = 3.0, tol = 1e-6;
+    const int max_iterations = 5;
+    struct verdict_case {
+        const char *name;
+        double dq, rr, done, state;
+    } cases[] = {
+        {"goes on", 2.0, 1.0, 0, CG_GOING},
+        {"converges", 2.0, 9e-12 * 0.99, 0, CG_GOING},
+        {"at the tolerance exactly", 2.0, (tol * bnorm) * (tol * bnorm), 0, CG_GOING},
+        {"reaches the limit", 2.0, 1.0, 4, CG_GOING},
+        {"no progress", 0.0, 1.0, 2, CG_GOING},
+        {"NaN", (double)NAN, 1.0, 2, CG_GOING},
+        {"already stopped", 2.0, 1e-30, 3, CG_CONVERGED},
+    };
+    for (const verdict_case &c : cases) {
+        std::vector<double> h = slots({c.dq, 0.0, 0.0, 0.5, c.rr});
+        h[CG_STATE] = c.state;
+        h[CG_DONE] = c.done;
+        h[CG_LAST_RR] = 42.0;
+        dev<double> S(h);
+        MUST(gpu_cg_decide(S.p, CG_DQ, CG_RZ_ODD, bnorm, tol, max_iterations, &err));
+        cg_decide_step(h.data(), CG_DQ, CG_RZ_ODD, bnorm, tol, max_iterations);
+        std::vector<double> got = S.get();
+        CHECK(same_bits(got[CG_STATE], h[CG_STATE]) && same_bits(got[CG_DONE], h[CG_DONE]) &&
+                  same_bits(got[CG_LAST_RR], h[CG_LAST_RR]),
+              "cg decide, %s: device state %g, %g done, r.r %g; host %g, %g, %g", c.name, got[CG_STATE], got[CG_DONE],
+              got[CG_LAST_RR], h[CG_STATE], h[CG_DONE], h[CG_LAST_RR]);
+    }
+    printf("cg decide: done\n");
 }
 
 } // namespace
@@ -603,6 +661,7 @@ int main(int argc, char **argv)
     test_gathers();
     test_reductions();
     test_cg();
+    cg_decide_matches_the_host();
     gpu_scratch_free(&scratch);
     CUDA_MUST(cudaDeviceSynchronize());
 
