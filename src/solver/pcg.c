@@ -104,10 +104,15 @@ static int solve(sim *s, cg_problem *cg, sl_err *err)
     if ((rc = total(s, cg, dots, 3, err)))
         return rc;
     double bnorm = sqrt(dots[0]), rz = dots[1], rnorm = sqrt(dots[2]);
-    double state[3] = {CG_GOING, 0, dots[2]}; /* CG_STATE, CG_DONE, CG_LAST_RR: the last solve's are
-                                               * there, and the direction below reads the state */
-    if (be->cg_scalars(s, cg, rz_slot(0), 1, &rz, 1) || be->cg_scalars(s, cg, CG_STATE, 3, state, 1))
+    /* r.z, then the state (the last solve's is there, and the direction below reads it) in one
+     * write: slots CG_RZ_EVEN (rz_slot(0)) to CG_LAST_RR, the pairs between them written before read */
+    double start[CG_SLOTS] = {0};
+    start[rz_slot(0)] = rz;
+    start[CG_STATE] = CG_GOING;
+    start[CG_LAST_RR] = dots[2];
+    if (be->cg_scalars(s, cg, rz_slot(0), CG_LAST_RR + 1 - rz_slot(0), start + rz_slot(0), 1))
         return backend_failed(s, err);
+    double state[3] = {CG_GOING, 0, dots[2]}; /* CG_STATE, CG_DONE, CG_LAST_RR as last read */
     if (cg->precondition && bnorm != 0) {
         if ((rc = precondition(s, cg, rz_slot(0), err)))
             return rc;
