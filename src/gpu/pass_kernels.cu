@@ -17,8 +17,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "pass_traits.cuh" /* the passes' pair and symmetric forms */
 
@@ -113,37 +111,17 @@ __global__ void k_pencil(const __grid_constant__ pass_ctx c, const launch_geom g
  * often as its busiest lane has neighbours in the chunk. Pairs are added in par-part's order. */
 enum { COMPACT_THREADS = 128 };
 
-/* The candidates' positions as par-part-compact reads them: three arrays, or one array of packed
- * positions (x, y, z, unused), one 16-byte load a candidate instead of three 4-byte ones from three
- * places (the distance tests are most of the loads: about 640 candidates a target at MPS's Laplacian
- * reach, a third of them neighbours). */
-struct candidate_positions {
-    const real *X, *Y, *Z;
-    const packed_particle *packed; /* NULL: X, Y, Z */
-    __device__ __forceinline__ void at(int32_t j, bool three, real &x, real &y, real &z) const
-    {
-        if (packed) {
-            const packed_particle q = packed[j];
-            x = q.x, y = q.y, z = q.z;
-        } else {
-            x = X[j], y = Y[j], z = three ? Z[j] : R(0.0);
-        }
-    }
-};
-
 /* Bit k set for each neighbour chunk + k of target i at (xi, yi, zi), k < m <= 32: closer than
  * sqrt(cut2) (CUBE: along every axis) and not i. */
 template <bool CUBE>
-__device__ static inline unsigned near_mask(const candidate_positions &P, bool three, real xi, real yi, real zi,
-                                            real cut2, int32_t i, int32_t chunk, int m)
+__device__ static inline unsigned near_mask(const real *X, const real *Y, const real *Z, bool three, real xi,
+                                            real yi, real zi, real cut2, int32_t i, int32_t chunk, int m)
 {
     unsigned near = 0;
 #pragma unroll 4
     for (int k = 0; k < m; ++k) {
         int32_t j = chunk + k;
-        real xj, yj, zj;
-        P.at(j, three, xj, yj, zj);
-        real dx = xi - xj, dy = yi - yj, dz = three ? zi - zj : R(0.0);
+        real dx = xi - X[j], dy = yi - Y[j], dz = three ? zi - Z[j] : R(0.0);
         real d2 = CUBE ? fmax(dx * dx, fmax(dy * dy, dz * dz)) : dx * dx + dy * dy + dz * dz;
         if (d2 < cut2 && j != i)
             near |= 1u << k;
@@ -166,7 +144,7 @@ template <> struct compact_min_blocks<mps_gradient_pairs> { enum { value = SLUIC
 
 template <class T>
 __global__ void __launch_bounds__(COMPACT_THREADS, compact_min_blocks<T>::value)
-    k_par_part_compact(const __grid_constant__ pass_ctx c, int32_t n, const packed_particle *__restrict__ packed)
+    k_par_part_compact(const __grid_constant__ pass_ctx c, int32_t n)
 {
     int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
     if (i >= n)
@@ -180,7 +158,6 @@ __global__ void __launch_bounds__(COMPACT_THREADS, compact_min_blocks<T>::value)
     const real cut2 = T::cutoff2(c);
     const bool cube = T::cube(c);
     const real xi = X[i], yi = Y[i], zi = three ? Z[i] : R(0.0);
-    const candidate_positions P = {X, Y, Z, packed};
     const int32_t cell = c.nb.cell[i];
     const nbr_place at = nbr_place_of(&c.nb, cell, xi, yi, zi, T::reach(c), cube);
     while (want) {
@@ -189,8 +166,8 @@ __global__ void __launch_bounds__(COMPACT_THREADS, compact_min_blocks<T>::value)
             nbr_run_range_within(&c.nb, cell, r, &at, &jb, &je);
             for (int32_t chunk = jb; chunk < je; chunk += 32) {
                 int m = min(32, je - chunk);
-                unsigned near = cube ? near_mask<true>(P, three, xi, yi, zi, cut2, i, chunk, m)
-                                     : near_mask<false>(P, three, xi, yi, zi, cut2, i, chunk, m);
+                unsigned near = cube ? near_mask<true>(X, Y, Z, three, xi, yi, zi, cut2, i, chunk, m)
+                                     : near_mask<false>(X, Y, Z, three, xi, yi, zi, cut2, i, chunk, m);
                 while (near) {
                     int32_t j = chunk + __ffs((int)near) - 1;
                     near &= near - 1;
@@ -412,43 +389,12 @@ int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *
     }
 }
 
-__global__ void k_pack_positions(const __grid_constant__ pass_ctx c, int32_t n, packed_particle *pk)
-{
-    int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (i < n) {
-        packed_particle q = {c.f[PF_X][i], c.f[PF_Y][i], c.P.dim == 3 ? c.f[PF_Z][i] : R(0.0), R(0.0)};
-        pk[i] = q;
-    }
-}
-
-/* Whether par-part-compact reads packed positions (SLUICE_COMPACT_PACKED=0, a measurement knob,
- * keeps the three arrays). The candidates lie anywhere in [0, p.n) of the cells (their runs), so
- * every particle's position is packed, not only the targets'. */
-static bool compact_packed(void)
-{
-    static int packed = -1;
-    if (packed < 0) {
-        const char *v = getenv("SLUICE_COMPACT_PACKED");
-        packed = !(v && strcmp(v, "0") == 0);
-    }
-    return packed != 0;
-}
-
 template <class T>
-static int launch_compact(const pass_ctx *c, int32_t n, int32_t all, gpu_scratch *work, sl_err *err)
+static int launch_compact(const pass_ctx *c, int32_t n, sl_err *err)
 {
     if (n <= 0)
         return SL_OK;
-    packed_particle *pk = NULL;
-    if (compact_packed() && all > 0) {
-        int rc = gpu_scratch_reserve(work, (size_t)all * sizeof(packed_particle), err);
-        if (rc)
-            return rc;
-        pk = (packed_particle *)work->ptr;
-        k_pack_positions<<<(unsigned)((all + COMPACT_THREADS - 1) / COMPACT_THREADS), COMPACT_THREADS>>>(*c, all, pk);
-        GPU_LAUNCHED("par-part-compact pack", err);
-    }
-    k_par_part_compact<T><<<(unsigned)((n + COMPACT_THREADS - 1) / COMPACT_THREADS), COMPACT_THREADS>>>(*c, n, pk);
+    k_par_part_compact<T><<<(unsigned)((n + COMPACT_THREADS - 1) / COMPACT_THREADS), COMPACT_THREADS>>>(*c, n);
     GPU_LAUNCHED("par-part-compact", err);
     return SL_OK;
 }
@@ -533,21 +479,21 @@ static int launch_all_pairs(const pass_ctx *c, int32_t n, sl_err *err)
 /* The launchers of the pair-form kernels, one signature: L::run<traits>(strategy, c, n, geo, err). */
 struct staged_launch {
     template <class T>
-    static int run(int strategy, const pass_ctx *c, int32_t, const launch_geom *geo, gpu_scratch *, sl_err *err)
+    static int run(int strategy, const pass_ctx *c, int32_t, const launch_geom *geo, sl_err *err)
     {
         return launch_staged<T>(strategy, c, geo, err);
     }
 };
 struct compact_launch {
     template <class T>
-    static int run(int, const pass_ctx *c, int32_t n, const launch_geom *geo, gpu_scratch *work, sl_err *err)
+    static int run(int, const pass_ctx *c, int32_t n, const launch_geom *, sl_err *err)
     {
-        return launch_compact<T>(c, n, geo->n, work, err);
+        return launch_compact<T>(c, n, err);
     }
 };
 struct all_pairs_launch {
     template <class T>
-    static int run(int, const pass_ctx *c, int32_t n, const launch_geom *, gpu_scratch *, sl_err *err)
+    static int run(int, const pass_ctx *c, int32_t n, const launch_geom *, sl_err *err)
     {
         return launch_all_pairs<T>(c, n, err);
     }
@@ -557,7 +503,7 @@ struct all_pairs_launch {
  * passes run par-part-sym by their launcher, every pass runs its body. */
 #define PAIR_CASE_BODY(NAME, ID)
 #define PAIR_CASE_PAIRS(NAME, ID) \
-    case ID: return L::template run<NAME##_pairs>(strategy, c, n, geo, work, err);
+    case ID: return L::template run<NAME##_pairs>(strategy, c, n, geo, err);
 #define PAIR_CASE_SYM(NAME, ID) PAIR_CASE_PAIRS(NAME, ID)
 #define PAIR_CASE(NAME, ID, LABEL, FLAGS, FORM) PAIR_CASE_##FORM(NAME, ID)
 #define SYM_CASE_BODY(NAME, ID)
@@ -571,7 +517,7 @@ struct all_pairs_launch {
 /* Launches L with the pair-form traits of pass_id. */
 template <class L>
 static int with_pair_form(int pass_id, int strategy, const pass_ctx *c, int32_t n, const launch_geom *geo,
-                          gpu_scratch *work, sl_err *err)
+                          sl_err *err)
 {
     switch (pass_id) {
         SLUICE_PASSES(PAIR_CASE)
@@ -593,9 +539,9 @@ int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, con
         }
     }
     if (strategy == GS_PAR_CELL_SM || strategy == GS_X_PENCIL)
-        return with_pair_form<staged_launch>(pass_id, strategy, c, n, geo, work, err);
+        return with_pair_form<staged_launch>(pass_id, strategy, c, n, geo, err);
     if (strategy == GS_PAR_PART_COMPACT)
-        return with_pair_form<compact_launch>(pass_id, strategy, c, n, geo, work, err);
+        return with_pair_form<compact_launch>(pass_id, strategy, c, n, geo, err);
     switch (pass_id) {
         SLUICE_PASSES(BODY_CASE)
     default:
@@ -609,5 +555,5 @@ int gpu_pass_all_pairs(int pass_id, const pass_ctx *c, int32_t n, sl_err *err)
         return SL_OK;
     if (c->P.periodic.axes) /* compiled without images, above */
         return gpu_fail_input(err, "the all-pairs oracle has no periodic images (pass %d)", pass_id);
-    return with_pair_form<all_pairs_launch>(pass_id, 0, c, n, NULL, NULL, err);
+    return with_pair_form<all_pairs_launch>(pass_id, 0, c, n, NULL, err);
 }

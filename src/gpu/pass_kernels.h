@@ -17,9 +17,7 @@
  *                alone into a bit mask, then runs the pair physics over the set bits (in par-part
  *                most lanes idle through the long pair body: a quarter of the candidates are
  *                neighbours). Any pass with a pair form; the test is its traits' cutoff2 (a
- *                sphere, or for the cubic MPS domain a cube: traits cube()). The tests read the
- *                candidates' positions packed beforehand into 16 bytes each (one load, not three;
- *                16 bytes a particle of scratch).
+ *                sphere, or for the cubic MPS domain a cube: traits cube()).
  *   par-part-sym  par-part-compact over half of the pairs: thread i takes the candidates j > i,
  *                evaluates each pair once for both particles and adds j's share to j's sums by
  *                atomics (16 bytes per particle of scratch); passes with a symmetric form only
@@ -67,7 +65,7 @@ const char *gpu_strategy_label(int strategy);
 int gpu_strategy_valid(int pass_id, int strategy, int32_t n, const launch_geom *geo);
 
 /* Queues pass `pass_id` with `strategy` over particles [0, n); `work` is scratch the pass may grow
- * and use until the next call (par-part-sym's sums, par-part-compact's packed positions). */
+ * and use until the next call (par-part-sym's sums). */
 int gpu_launch_pass(int pass_id, int strategy, const pass_ctx *c, int32_t n, const launch_geom *geo,
                     gpu_scratch *work, sl_err *err);
 
