@@ -566,20 +566,18 @@ static void hybrid_cycle_restricts_and_is_symmetric(void **state)
 }
 
 
-/* The iterations queued before the driver reads the solve's state (cg_problem.ahead; on a GPU the
- * reads wait for the device) change nothing: the run's pressure and positions are those of a run that
- * reads the state after every iteration, bit for bit, with the same iterations. Solves that stop
- * inside the queued window run iterations past their stop, whose updates must do nothing: the test
- * widens the window so that most do, and asserts that some did. */
-static void queued_iterations_change_nothing(void **state)
+/* Two runs of STEPS steps of the 2D column that differ only by the environment variable `var`
+ * (`off`, then `on`): the pressure, the positions and each step's iterations must be the same bits.
+ * widen: before each step the last solve's count is raised by 3, which only the queued iterations
+ * read (cg_problem.ahead); returns how many solves of the second run stopped inside that window. */
+static int same_runs(const char *var, const char *off, const char *on, int widen)
 {
-    (void)state;
     enum { STEPS = 60 };
     real *p[2] = {NULL, NULL}, *x[2] = {NULL, NULL};
     int iterations[2][STEPS], past_stop = 0;
     size_t n = 0;
     for (int run = 0; run < 2; ++run) {
-        setenv("SLUICE_CG_AHEAD", run ? "1" : "0", 1);
+        setenv(var, run ? on : off, 1);
         scene sc;
         sim s;
         make_sim(2, 0.01, "multigrid", 5000, 0, &sc, &s);
@@ -587,9 +585,7 @@ static void queued_iterations_change_nothing(void **state)
         sl_err err;
         for (int k = 0; k < STEPS; ++k) {
             double dt;
-            /* the window is the last solve's count less 2: made its count plus 1, so that most solves
-             * stop inside it (read after every iteration, the count is not used) */
-            cg->iterations += 3;
+            cg->iterations += widen ? 3 : 0;
             if (sim_time_step(&s, &dt, &err) || sim_step(&s, dt, &err))
                 fail_msg("%s", err.msg);
             s.t += dt;
@@ -607,21 +603,48 @@ static void queued_iterations_change_nothing(void **state)
         sim_free(&s);
         scene_free(&sc);
     }
-    unsetenv("SLUICE_CG_AHEAD");
+    unsetenv(var);
     for (int k = 0; k < STEPS; ++k)
         if (iterations[0][k] != iterations[1][k])
-            fail_msg("step %d: %d iterations read after each, %d queued ahead", k, iterations[0][k], iterations[1][k]);
+            fail_msg("step %d: %d iterations with %s=%s, %d with %s", k, iterations[0][k], var, off, iterations[1][k], on);
     if (memcmp(p[0], p[1], n * sizeof(real)) || memcmp(x[0], x[1], n * sizeof(real)))
-        fail_msg("after %d steps the pressure or the positions differ with the iterations queued ahead", STEPS);
-    printf("queued ahead: the same bits after %d steps; %d solves stopped inside the queued window\n", STEPS,
-           past_stop);
-    if (past_stop == 0)
-        fail_msg("no solve stopped inside the queued window: the iterations past a stop were not exercised");
+        fail_msg("after %d steps the pressure or the positions differ between %s=%s and %s", STEPS, var, off, on);
+    printf("%s=%s and %s: the same bits after %d steps\n", var, off, on, STEPS);
     for (int run = 0; run < 2; ++run) {
         free(p[run]);
         free(x[run]);
     }
+    return past_stop;
 }
+
+/* The iterations queued before the driver reads the solve's state (cg_problem.ahead; on a GPU the
+ * reads wait for the device) change nothing: the run is that of a read after every iteration, bit
+ * for bit, with the same iterations. Solves that stop inside the queued window run iterations past
+ * their stop, whose updates must do nothing: the test widens the window so that most do, and
+ * asserts that some did. */
+static void queued_iterations_change_nothing(void **state)
+{
+    (void)state;
+    int past_stop = same_runs("SLUICE_CG_AHEAD", "0", "1", 1);
+    printf("%d solves stopped inside the queued window\n", past_stop);
+    if (past_stop == 0)
+        fail_msg("no solve stopped inside the queued window: the iterations past a stop were not exercised");
+}
+
+/* Each cell level's first Jacobi step taken by the loop that restricts its b (mg_args.smooth_coarse)
+ * is MG_SMOOTH's arithmetic: the same bits with it as a loop of its own, in either cycle (the V-cycle,
+ * the CPU's, restricts by MG_FINE_RESTRICT; the hybrid, the GPU's, by MG_FINE_RESTRICT_SMOOTHED). */
+static void fused_smoothing_changes_nothing(void **state)
+{
+    (void)state;
+    const char *cycles[] = {"v", "hybrid"};
+    for (int k = 0; k < 2; ++k) {
+        setenv("SLUICE_MG_CYCLE", cycles[k], 1);
+        same_runs("SLUICE_MG_FUSE", "0", "1", 0);
+    }
+    unsetenv("SLUICE_MG_CYCLE");
+}
+
 /* Two iterations cannot reach 1e-6: with stop_unconverged the step fails and says why; without, the
  * run goes on and the statistics count the step. */
 static void unconverged_solve_is_reported(void **state)
@@ -755,6 +778,7 @@ int main(void)
         cmocka_unit_test(post_from_partials_is_the_same_operator),
         cmocka_unit_test(hybrid_cycle_restricts_and_is_symmetric),
         cmocka_unit_test(queued_iterations_change_nothing),
+        cmocka_unit_test(fused_smoothing_changes_nothing),
         cmocka_unit_test(unconverged_solve_is_reported),
         cmocka_unit_test(rows_that_do_not_fit_say_why),
         cmocka_unit_test(rank_columns_hold_children_and_parents),

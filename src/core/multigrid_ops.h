@@ -99,6 +99,11 @@ typedef struct mg_args {
     int32_t *cell_unknown;         /* MG_CELL_UNKNOWN's output, MG_ROW_PARTIALS' input */
     mg_grid fine, coarse;
     real omega, alpha;
+    int smooth_coarse;             /* the kinds that write coarse.b (MG_FINE_RESTRICT,
+                                    * MG_FINE_RESTRICT_SMOOTHED, MG_RESTRICT) also take the coarse
+                                    * level's first Jacobi step from zero beside it (MG_SMOOTH's
+                                    * coarse.x = omega b / diag at its unknowns): one loop fewer a
+                                    * level and cycle, the same values (mg_set_coarse_b) */
 } mg_args;
 
 /* A kind's name in profile tables. */
@@ -547,6 +552,18 @@ HD static inline real mg_cell_sum(const mg_args *m, int64_t c, const real *v)
 }
 
 /* b_c = (P^T in)_c minus the stencil rows' sums, in row order, for the e-th listed cell c. */
+/* coarse.b[c] = b; with m->smooth_coarse also MG_SMOOTH's step at c, from the b just stored (the
+ * same value MG_SMOOTH would read), where c holds unknowns (a listed cell on one process). */
+HD static inline void mg_set_coarse_b(const mg_args *m, int64_t c, real b)
+{
+    m->coarse.b[c] = b;
+    if (m->smooth_coarse) {
+        const real d = mg_diagonal(&m->coarse, c);
+        if (d != R(0.0))
+            m->coarse.x[c] = m->omega * b / d;
+    }
+}
+
 HD static inline void mg_fine_restrict_smoothed(const mg_args *m, int64_t e)
 {
     const int64_t c = m->coarse.active[e];
@@ -554,7 +571,7 @@ HD static inline void mg_fine_restrict_smoothed(const mg_args *m, int64_t e)
     real sum = R(0.0);
     for (int q = 0; q < rows; ++q)
         sum += m->scratch[(int64_t)q * m->coarse.ncells + c];
-    m->coarse.b[c] = mg_cell_sum(m, c, m->in) - sum;
+    mg_set_coarse_b(m, c, mg_cell_sum(m, c, m->in) - sum);
 }
 
 /* ---- cell levels ------------------------------------------------------------------------------ */
@@ -697,7 +714,7 @@ HD static inline void mg_element(const mg_args *m, int kind, int64_t e)
         real sum = R(0.0);
         for (int32_t i = m->cell_start[e]; i < m->cell_start[e + 1]; ++i)
             sum += m->work[i];
-        m->coarse.b[e] = sum;
+        mg_set_coarse_b(m, e, sum);
         break;
     }
     case MG_CELL_UNKNOWN:
@@ -740,7 +757,7 @@ HD static inline void mg_element(const mg_args *m, int kind, int64_t e)
             for (q[1] = lo[1]; q[1] <= hi[1]; ++q[1])
                 for (q[0] = lo[0]; q[0] <= hi[0]; ++q[0])
                     sum += m->fine.t[mg_index(&m->fine, q)];
-        m->coarse.b[c] = sum;
+        mg_set_coarse_b(m, c, sum);
         break;
     }
     case MG_GALERKIN_DIAGONAL:

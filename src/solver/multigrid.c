@@ -46,6 +46,8 @@ void multigrid_init(multigrid *mg, int diag_field)
     mg->merge = 2;
     const char *ring = getenv("SLUICE_MG_RING"); /* a measurement knob: 0 keeps a halo before every loop */
     mg->ring = !(ring && strcmp(ring, "0") == 0);
+    const char *fuse = getenv("SLUICE_MG_FUSE"); /* a measurement knob: 0 keeps MG_SMOOTH a loop */
+    mg->fuse_smooth = !(fuse && strcmp(fuse, "0") == 0);
 }
 
 static void free_levels(sim *s, multigrid *mg)
@@ -503,7 +505,8 @@ static int cycle_halo(sim *s, cycle_ctx *c, int l, const mg_grid *g, real *v, in
 static int jacobi_steps(sim *s, cycle_ctx *c, int l, int steps, int from_zero, int halos)
 {
     mg_args *m = c->m;
-    int rc = from_zero && steps > 0 ? run_level(s, m, MG_SMOOTH) : SL_OK;
+    /* the first step from zero: its own loop, or taken already by the restriction (smooth_coarse) */
+    int rc = from_zero && steps > 0 && !m->smooth_coarse ? run_level(s, m, MG_SMOOTH) : SL_OK;
     for (int k = from_zero; k < steps && !rc; ++k) {
         if (halos && (rc = cycle_halo(s, c, l, &m->fine, m->fine.x, m->fine.reach, m->fine.reach)))
             break;
@@ -653,6 +656,9 @@ static int precondition(sim *s, const cg_problem *cg, cycle_ctx *ctx)
     m.alpha = mg->alpha;
     m.coarse = mg->level[0];
     m.partial = mg->partial;
+    /* one process: nothing comes between a level's restriction and its first step (on several, the
+     * halos of b and the rings' steps over the others' columns do) */
+    m.smooth_coarse = mg->fuse_smooth && mg->nranks == 1 && mg->level_sweeps > 0 && mg->coarsest_sweeps > 0;
     int d = mg->diag, r = cg->r, z = cg->z, t = cg->q;
     int rc;
     ctx->mg = mg;

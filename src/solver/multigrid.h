@@ -68,6 +68,10 @@ typedef struct multigrid {
     int post_partials;     /* the particle loops after the coarse correction as one (MG_FINE_POST), its
                             * residual from the row partials: not on a periodic grid (SLUICE_MG_POST=0,
                             * a measurement knob, keeps the three loops) */
+    int fuse_smooth;       /* each cell level's first Jacobi step from zero taken by the loop that
+                            * restricts its b (mg_args.smooth_coarse): on one process, where no halo
+                            * comes between them (SLUICE_MG_FUSE=0, a measurement knob, keeps it a
+                            * loop of its own) */
     int cycle;             /* enum mg_cycle: the backend's default, hybrid only where post_partials
                             * allows (SLUICE_MG_CYCLE=v|hybrid, a measurement knob); both set by the
                             * first multigrid_setup */
