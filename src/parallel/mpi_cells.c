@@ -51,7 +51,7 @@ static void halo_columns(const int *bound, int from, int to, int left, int right
 }
 
 /* Values in columns [k0, k1) of g's array (per_cell a cell), and where they lie. */
-static mg_span columns(const mg_grid *g, int k0, int k1, int per_cell, size_t *values)
+static mg_span column_span(const mg_grid *g, int k0, int k1, int per_cell, size_t *values)
 {
     mg_span sp = mg_columns_span(g, g->own_axis, k0, k1 > k0 ? k1 : k0, per_cell);
     *values = k1 > k0 ? (size_t)(sp.run * sp.count) : 0;
@@ -69,15 +69,6 @@ void domain_cells_free(struct domain *d, sim *s)
     domain_host_buffer_free(s, &d->cells_out);
     domain_host_buffer_free(s, &d->cells_in);
     domain_cells_direct_free(d, s);
-}
-
-int domain_cell_columns(sim *s, real *v, const mg_span *sp, int n, void *buf, int to_buf, int on_device, sl_err *err)
-{
-    if (n <= 0 || !s->be->mg->columns(s, v, sp, n, buf, to_buf, on_device))
-        return SL_OK;
-    return sim_backend_error(s, err) ? SL_ERR_RUNTIME
-                                     : sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level's halo failed",
-                                               s->domain->rank);
 }
 
 /* Spans sp[0 .. n) of v to the host (to_host) or back, in one copy each way; timed as the halos'
@@ -119,7 +110,7 @@ static int halo_spans(const struct domain *d, const mg_grid *g, const int *bound
         if (q == d->rank)
             continue;
         halo_columns(bound, incoming ? q : d->rank, incoming ? d->rank : q, left, right, &k0, &k1);
-        mg_span sp = columns(g, k0, k1, per_cell, &values);
+        mg_span sp = column_span(g, k0, k1, per_cell, &values);
         if (!values)
             continue;
         if (values > INT_MAX)
@@ -193,7 +184,7 @@ int domain_cell_gather(sim *s, const mg_grid *g, const int *bound, real *v, int 
     int *counts = d->cells_counts, *offsets = d->cells_counts + d->size;
     size_t total = 0, values;
     for (int q = 0; q < d->size; ++q) {
-        columns(g, bound[q], bound[q + 1], per_cell, &values);
+        column_span(g, bound[q], bound[q + 1], per_cell, &values);
         if (values > INT_MAX || total + values > INT_MAX)
             return sl_fail(err, SL_ERR_RUNTIME, "MPI rank %d: a cell level of %zu values is above MPI's int count",
                            d->rank, total + values);
@@ -204,7 +195,7 @@ int domain_cell_gather(sim *s, const mg_grid *g, const int *bound, real *v, int 
     if ((rc = reserve(d, s, total, err)))
         return rc;
     const int me = d->rank;
-    mg_span own = columns(g, bound[me], bound[me + 1], per_cell, &values);
+    mg_span own = column_span(g, bound[me], bound[me + 1], per_cell, &values);
     if (values && (rc = copy(s, v, &own, 1, d->cells_out.ptr, 1, err)))
         return rc;
     MPI_Allgatherv(d->cells_out.ptr, counts[me], DOMAIN_MPI_REAL, d->cells_in.ptr, counts, offsets, DOMAIN_MPI_REAL, d->comm);
@@ -212,7 +203,7 @@ int domain_cell_gather(sim *s, const mg_grid *g, const int *bound, real *v, int 
     for (int part = 0; part < 2; ++part) {
         int n = 0, q0 = part ? me + 1 : 0, q1 = part ? d->size : me;
         for (int q = q0; q < q1; ++q) {
-            mg_span sp = columns(g, bound[q], bound[q + 1], per_cell, &values);
+            mg_span sp = column_span(g, bound[q], bound[q + 1], per_cell, &values);
             if (values)
                 d->cells_spans[n++] = sp;
         }
