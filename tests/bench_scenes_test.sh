@@ -9,12 +9,7 @@ exe=$1
 cd "$2" || exit 1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-fails=0
-check() { # check NAME CONDITION-COMMAND...
-    local name=$1
-    shift
-    if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
-}
+source tests/check.sh # check NAME COMMAND..., $fails
 tools/bench-scenes "$out" >/dev/null || { echo "FAIL tools/bench-scenes exited $?"; exit 1; }
 for f in sph6_wcsph sph6_mps_c4; do
     "$exe" check "$out/$f.cfg" >"$out/$f.check" 2>&1

@@ -7,12 +7,7 @@ set -u
 cd "$1" || exit 1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-fails=0
-check() { # check NAME CONDITION-COMMAND...
-    local name=$1
-    shift
-    if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
-}
+source tests/check.sh # check NAME COMMAND..., $fails
 cuda=""
 for d in /usr/local/cuda /usr/local/cuda-13.0 /usr/lib/cuda; do
     [ -f "$d/include/cupti.h" ] && cuda=$d && break
