@@ -81,6 +81,88 @@ static void test_mps_restart_is_exact(void **state)
     same_as_uninterrupted(SLUICE_SCENES "/dam_break_2d_mps.cfg", test_steps(30, 10));
 }
 
+/* A restart whose scene writes snapshots at another interval than the run that wrote the checkpoint
+ * (a finer one, to look closer at an event) goes on from where it was: the checkpoint's next output
+ * counts the old interval, and taken at the new one it lay 0.024 s back, so the first step was
+ * negative and the run went back in time with its particles thrown out of the tank. */
+static void test_restart_with_another_output_interval(void **state)
+{
+    (void)state;
+    char d[] = "/tmp/sluice_restart_i_XXXXXX";
+    make_temp_dir(d);
+    sl_err err;
+    scene sc;
+    sim s;
+    load_sim(SLUICE_SCENES "/dam_break_2d.cfg", &sc, &s); /* output every 2.5 ms */
+    run_options first = {.out_dir = d, .until = 0.006, .max_steps = -1, .quiet = 1};
+    run_summary sum;
+    if (engine_run(&s, &first, &sum, &err))
+        fail_msg("%s", err.msg);
+    const double t1 = s.t;
+    sim_free(&s);
+    scene_free(&sc);
+    /* the same scene with output every 0.25 ms */
+    char finer[512];
+    snprintf(finer, sizeof finer, "%s/finer.cfg", d);
+    FILE *in = fopen(SLUICE_SCENES "/dam_break_2d.cfg", "r"), *out = fopen(finer, "w");
+    assert_non_null(in);
+    assert_non_null(out);
+    char line[1024];
+    int replaced = 0;
+    while (fgets(line, sizeof line, in)) {
+        if (!replaced && strstr(line, "interval = 0.0025;")) { /* the output group's, the first */
+            fputs("  interval = 0.00025;\n", out);
+            replaced = 1;
+        } else {
+            fputs(line, out);
+        }
+    }
+    fclose(in);
+    fclose(out);
+    assert_true(replaced);
+    load_sim(finer, &sc, &s);
+    char ck[512];
+    snprintf(ck, sizeof ck, "%s/checkpoint.bin", d);
+    run_options second = {.out_dir = d, .until = -1.0, .max_steps = 40, .quiet = 1, .restart = ck};
+    if (engine_run(&s, &second, &sum, &err))
+        fail_msg("%s", err.msg);
+    printf("restarted at t = %.6g s with output every 0.25 ms: %ld steps to t = %.6g s, %d snapshots in all\n", t1,
+           sum.steps, s.t, sum.snapshots);
+    if (!(sum.steps == 40 && s.t > t1 && s.t < t1 + 0.005))
+        fail_msg("the restart ran %ld steps from t = %.6g to %.6g s: it should go forward, 40 steps", sum.steps, t1, s.t);
+    for (size_t i = 0; i < s.p.n; ++i)
+        for (int a = 0; a < 2; ++a)
+            if (!(s.p.f[PF_X + a][i] >= s.domain_min[a] && s.p.f[PF_X + a][i] <= s.domain_max[a]))
+                fail_msg("particle %zu is at %.4g m along axis %d, outside the domain [%.4g, %.4g]", i,
+                         (double)s.p.f[PF_X + a][i], a, s.domain_min[a], s.domain_max[a]);
+    sim_free(&s);
+    scene_free(&sc);
+    /* and on from there with output every 5 ms: the first output after t is at 10 ms (the last index,
+     * 27 at 0.25 ms, would have put it at 135 ms), then the last state at 10.1 ms */
+    const int before = sum.snapshots;
+    char coarser[512];
+    snprintf(coarser, sizeof coarser, "%s/coarser.cfg", d);
+    in = fopen(finer, "r");
+    out = fopen(coarser, "w");
+    assert_non_null(in);
+    assert_non_null(out);
+    while (fgets(line, sizeof line, in))
+        fputs(strstr(line, "interval = 0.00025;") ? "  interval = 0.005;\n" : line, out);
+    fclose(in);
+    fclose(out);
+    load_sim(coarser, &sc, &s);
+    run_options third = {.out_dir = d, .until = 0.0101, .max_steps = -1, .quiet = 1, .restart = ck};
+    if (engine_run(&s, &third, &sum, &err))
+        fail_msg("%s", err.msg);
+    printf("then with output every 5 ms to t = %.6g s: %d snapshots in all (%d before)\n", s.t, sum.snapshots, before);
+    if (sum.snapshots != before + 2)
+        fail_msg("with output every 5 ms from t = 6.5 ms to 10.1 ms: %d snapshots added, not 2 (10 ms and the last)",
+                 sum.snapshots - before);
+    sim_free(&s);
+    scene_free(&sc);
+    remove_tree(d);
+}
+
 static void expect_refused(const char *scene_path, const char *ck, const char *what)
 {
     char d[] = "/tmp/sluice_restart_c_XXXXXX";
@@ -150,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_wcsph_restart_is_exact),
         cmocka_unit_test(test_mps_restart_is_exact),
         cmocka_unit_test(test_bad_checkpoints_are_refused),
+        cmocka_unit_test(test_restart_with_another_output_interval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

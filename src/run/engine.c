@@ -145,6 +145,14 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     long next_index = (long)floor(s->t / interval + 1e-9) + 1;
     if (o->restart) {
         rc = io_checkpoint_read(o->restart, s, &series, &next_index, err);
+        /* The checkpoint's next output counts the interval of the run that wrote it. A scene that
+         * writes at another interval would find that output in the past (a finer one, to look closer
+         * at an event: the step fitted to it was negative) or skip outputs (a coarser one): the first
+         * output after t at this interval instead. With the interval unchanged the checkpoint's is
+         * that one, and kept (exact restart). */
+        if (rc == SL_OK && !(next_index * interval > s->t * (1 + 1e-12) &&
+                             (next_index - 1) * interval <= s->t * (1 + 1e-12)))
+            next_index = (long)floor(s->t / interval + 1e-9) + 1;
         if (rc == SL_OK && sc->grid.enabled)
             io_series_find_grids(&series); /* the earlier run may have written no /grid, or another */
         if (rc == SL_OK)
