@@ -551,7 +551,6 @@ HD static inline real mg_cell_sum(const mg_args *m, int64_t c, const real *v)
     return sum;
 }
 
-/* b_c = (P^T in)_c minus the stencil rows' sums, in row order, for the e-th listed cell c. */
 /* coarse.b[c] = b; with m->smooth_coarse also MG_SMOOTH's step at c, from the b just stored (the
  * same value MG_SMOOTH would read), where c holds unknowns (a listed cell on one process). */
 HD static inline void mg_set_coarse_b(const mg_args *m, int64_t c, real b)
@@ -564,6 +563,7 @@ HD static inline void mg_set_coarse_b(const mg_args *m, int64_t c, real b)
     }
 }
 
+/* b_c = (P^T in)_c minus the stencil rows' sums, in row order, for the e-th listed cell c. */
 HD static inline void mg_fine_restrict_smoothed(const mg_args *m, int64_t e)
 {
     const int64_t c = m->coarse.active[e];

@@ -214,7 +214,8 @@ void domain_unmap_peers(sim *s, struct peer_map *peers, int n);
 int domain_path_wanted(const char *variable, int *host_only, int *insist, sl_err *err);
 
 /* Spans sp[0 .. n) of v packed into buf or back (to_buf), buf host memory or the backend's own
- * (on_device), through backend.mg.columns; its failure as an error naming this rank (mpi_cells.c). */
+ * (on_device), through backend.mg.columns; its failure as an error naming this rank
+ * (mpi_cell_columns.c). */
 int domain_cell_columns(sim *s, real *v, const mg_span *sp, int n, void *buf, int to_buf, int on_device, sl_err *err);
 
 /* Frees the cell levels' halo buffers (mpi_cells.c), while the backend still holds its state. */

@@ -7,6 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether the measurement knob `name` (a feature that is on unless the variable is "0") is set to 0. */
+static int knob_off(const char *name)
+{
+    const char *v = getenv(name);
+    return v && strcmp(v, "0") == 0;
+}
+
 void multigrid_init(multigrid *mg, int diag_field)
 {
     memset(mg, 0, sizeof *mg);
@@ -44,10 +51,8 @@ void multigrid_init(multigrid *mg, int diag_field)
     /* 2 x 2 x 2 cells into one: merging 3 or 4 per axis takes fewer levels but more iterations,
      * slower on the H200 at 217k and 1M particles (docs/performance.md) */
     mg->merge = 2;
-    const char *ring = getenv("SLUICE_MG_RING"); /* a measurement knob: 0 keeps a halo before every loop */
-    mg->ring = !(ring && strcmp(ring, "0") == 0);
-    const char *fuse = getenv("SLUICE_MG_FUSE"); /* a measurement knob: 0 keeps MG_SMOOTH a loop */
-    mg->fuse_smooth = !(fuse && strcmp(fuse, "0") == 0);
+    mg->ring = !knob_off("SLUICE_MG_RING");        /* 0 keeps a halo before every loop */
+    mg->fuse_smooth = !knob_off("SLUICE_MG_FUSE"); /* 0 keeps MG_SMOOTH a loop */
 }
 
 static void free_levels(sim *s, multigrid *mg)
@@ -389,8 +394,8 @@ static int run_level(sim *s, mg_args *m, int kind)
  * three loops; measurement knobs). */
 static void choose_cycle(const sim *s, multigrid *mg)
 {
-    const char *post = getenv("SLUICE_MG_POST"), *cycle = getenv("SLUICE_MG_CYCLE");
-    mg->post_partials = !s->g.view.periodic && !(post && strcmp(post, "0") == 0);
+    const char *cycle = getenv("SLUICE_MG_CYCLE");
+    mg->post_partials = !s->g.view.periodic && !knob_off("SLUICE_MG_POST");
     int hybrid = cycle && strcmp(cycle, "v") == 0 ? 0 : cycle && strcmp(cycle, "hybrid") == 0 ? 1 : s->be->mg->hybrid_cycle;
     mg->cycle = mg->post_partials && hybrid ? MG_CYCLE_HYBRID : MG_CYCLE_V;
 }
