@@ -82,10 +82,9 @@ static int compute_cells(sim *s, sl_err *err)
 }
 
 /* The particle arrays in the sort's order. The persistent fields (and the spare arrays after them)
- * go over in batches as wide as the rotating arrays (alloc_arrays: the rotating fields', or the
- * extra arrays of no field where there is no transient field to hand on), each batch into the
- * arrays that are free at that point, which are first the rotating ones and then those the batch
- * before left; the last batch's leave the rotating fields (or the extra arrays) their new arrays. A
+ * go over in batches as wide as the rotating arrays (alloc_arrays), each batch into the arrays that
+ * are free at that point, which are first the rotating ones and then those the batch before left;
+ * the last batch's leave the rotating fields their new arrays. A
  * spare array's contents are not moved, only its place. With neither the batches are of one field
  * and the scratch is the first free array; the first field, which landed there, moves to the last
  * freed array, one copy.
@@ -109,11 +108,9 @@ int cuda_reorder_fields(sim *s, const int32_t *order, size_t n, sl_err *err)
         ring[len++] = &st->pad[q];
     real *spare[2 * GPU_GATHER_MAX_FIELDS + PF_MAX]; /* a queue: taken at head, handed in at tail */
     int head = 0, tail = 0;
-    const int spares = st->nrotating + st->nextra, width = spares > 0 ? spares : 1;
+    const int spares = st->nrotating, width = spares > 0 ? spares : 1;
     for (int r = 0; r < st->nrotating; ++r)
         spare[tail++] = st->f[st->rotating[r]];
-    for (int r = 0; r < st->nextra; ++r)
-        spare[tail++] = st->extra[r];
     if (!spares)
         spare[tail++] = tmp;
     for (int b = 0; b < len; b += width) {
@@ -137,8 +134,6 @@ int cuda_reorder_fields(sim *s, const int32_t *order, size_t n, sl_err *err)
     }
     for (int r = 0; r < st->nrotating; ++r)
         st->f[st->rotating[r]] = spare[head++];
-    for (int r = 0; r < st->nextra; ++r)
-        st->extra[r] = spare[head++];
     if (!spares && persistent > 0) { /* the first field, batch 0, lies in the scratch */
         GPU_TRY(cudaMemcpyAsync(spare[head], tmp, n * sizeof(real), cudaMemcpyDeviceToDevice), err);
         *ring[0] = spare[head];

@@ -13,7 +13,7 @@ extern "C" size_t cuda_device_bytes(const sim *s)
     const cuda_sim *st = state_of(s);
     if (!st)
         return 0;
-    size_t per = (size_t)(st->nfields + st->npad + st->nextra) * sizeof(real) + sizeof(int32_t) + 2 + sizeof(int32_t) +
+    size_t per = (size_t)(st->nfields + st->npad) * sizeof(real) + sizeof(int32_t) + 2 + sizeof(int32_t) +
                  (st->order ? sizeof(int32_t) : 0);
     return st->cap * per + ((size_t)s->g.ncells + 2) * sizeof(int32_t) + st->scratch.bytes;
 }

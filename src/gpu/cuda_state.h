@@ -39,9 +39,6 @@ typedef struct cuda_sim {
     int nrotating;
     real *pad[GPU_GATHER_MAX_FIELDS];    /* arrays that fill the ring up to a multiple of the batch */
     int npad;
-    real *extra[GPU_GATHER_MAX_FIELDS];  /* spare arrays of no field, where no transient field can
-                                          * serve (MPS): batches of GPU_GATHER_MAX_FIELDS all the same */
-    int nextra;
     int32_t *cell_start;     /* ncells + 2 */
     int32_t *counters;       /* [0] particles inside, [1] most particles in a cell */
     int32_t *mg_longest;     /* the multigrid's longest assembled row (cuda_multigrid.cu) */

@@ -14,7 +14,7 @@ static void free_arrays(cuda_sim *st)
         st->f[k] = NULL;
     cudaFree(st->field_slab);
     st->field_slab = NULL;
-    st->nrotating = st->npad = st->nextra = 0;
+    st->nrotating = st->npad = 0;
     cudaFree(st->id);
     cudaFree(st->type);
     cudaFree(st->tag);
@@ -36,9 +36,7 @@ static void free_arrays(cuda_sim *st)
  * field order, and par-part-sym can keep its packed data in the four arrays of ax..drho (WCSPH:
  * 12 persistent fields with Verlet, 15 and one spare with the symplectic integrator). The last
  * transient field's array holds the sort's permutation (its contents are dead from the sort to
- * the pass that writes it). Where no transient field can rotate and there are many persistent ones
- * (MPS), GPU_GATHER_MAX_FIELDS extra arrays of no field, at the slab's end, rotate instead: 16
- * bytes a particle for a quarter of the gather launches. */
+ * the pass that writes it). */
 static int alloc_arrays(cuda_sim *st, const particles *p, sl_err *err)
 {
     free_arrays(st);
@@ -54,17 +52,12 @@ static int alloc_arrays(cuda_sim *st, const particles *p, sl_err *err)
     for (int k = 0; k < nfields; ++k)
         if (p->transient[k] && k != st->order_field && st->nrotating < GPU_GATHER_MAX_FIELDS)
             st->rotating[st->nrotating++] = k;
-    /* no transient field to hand on (MPS's fields all live across a build): arrays of their own,
-     * so that the gathers still move GPU_GATHER_MAX_FIELDS fields a launch (26 launches a build
-     * of MPS's fields one at a time, each a few microseconds of launch for 2 MB of data) */
-    st->nextra = st->nrotating == 0 && npersistent >= 2 * GPU_GATHER_MAX_FIELDS ? GPU_GATHER_MAX_FIELDS : 0;
-    const int width = st->nrotating + st->nextra;
-    st->npad = width ? (width - npersistent % width) % width : 0;
-    GPU_TRY(cudaMalloc(&st->field_slab, (size_t)(nfields + st->npad + st->nextra) * m * sizeof(real)), err);
+    st->npad = st->nrotating ? (st->nrotating - npersistent % st->nrotating) % st->nrotating : 0;
+    GPU_TRY(cudaMalloc(&st->field_slab, (size_t)(nfields + st->npad) * m * sizeof(real)), err);
     /* zeroed once: the spare arrays join the ring, so a transient field can sit in an array nothing
      * has written yet, and copy_to_host copies every field (initcheck reported those copies; two
      * runs compared field by field must not differ by leftover device memory) */
-    GPU_TRY(cudaMemset(st->field_slab, 0, (size_t)(nfields + st->npad + st->nextra) * m * sizeof(real)), err);
+    GPU_TRY(cudaMemset(st->field_slab, 0, (size_t)(nfields + st->npad) * m * sizeof(real)), err);
     int place = 0;
     for (int k = 0; k < nfields; ++k)
         if (!p->transient[k])
@@ -74,8 +67,6 @@ static int alloc_arrays(cuda_sim *st, const particles *p, sl_err *err)
     for (int k = 0; k < nfields; ++k)
         if (p->transient[k])
             st->f[k] = st->field_slab + (size_t)place++ * m;
-    for (int q = 0; q < st->nextra; ++q)
-        st->extra[q] = st->field_slab + (size_t)place++ * m;
     GPU_TRY(cudaMalloc(&st->id, m * sizeof(int32_t)), err);
     GPU_TRY(cudaMalloc(&st->type, m), err);
     GPU_TRY(cudaMalloc(&st->tag, m), err);
@@ -149,7 +140,7 @@ int cuda_reserve(sim *s, size_t n, size_t keep, sl_err *err)
     const size_t old_m = st->cap ? st->cap : 1, m = n + n / 8 + 1024;
     if (keep > st->cap)
         keep = st->cap;
-    const int slots = st->nfields + st->npad + st->nextra;
+    const int slots = st->nfields + st->npad;
     real *slab = NULL;
     int32_t *id = NULL, *cell = NULL, *order = NULL;
     uint8_t *type = NULL, *tag = NULL;
@@ -189,8 +180,6 @@ int cuda_reserve(sim *s, size_t n, size_t keep, sl_err *err)
         st->f[k] = slab + (size_t)(st->f[k] - st->field_slab) / old_m * m;
     for (int q = 0; q < st->npad; ++q)
         st->pad[q] = slab + (size_t)(st->pad[q] - st->field_slab) / old_m * m;
-    for (int q = 0; q < st->nextra; ++q)
-        st->extra[q] = slab + (size_t)(st->extra[q] - st->field_slab) / old_m * m;
     cudaFree(st->field_slab);
     cudaFree(st->id);
     cudaFree(st->type);

@@ -20,6 +20,19 @@
 
 /* ---- set-up ------------------------------------------------------------------------------ */
 
+/* Whether slot k's field is transient (base/particles.h): written after each cell rebuild before it
+ * is read, so a rebuild need not reorder it. A step rebuilds the cells twice (mps_step_predict): at
+ * its start and after the prediction. Only three fields live across one: n_start (the accel pass
+ * writes it before the second rebuild, the Poisson rows read it after), fallback (the accel pass's
+ * share, which the gradient pass adds to) and speed (written at the step's end, read by the next
+ * step's time step before its first rebuild). The others are written and read between two
+ * rebuilds: the accelerations before the prediction, the collisions' and the gradient's velocity
+ * change, n and the Poisson system from the density pass to the correction. */
+static int mps_slot_transient(int k)
+{
+    return k != MS_N_START && k != MS_FALLBACK && k != MS_SPEED;
+}
+
 static int add_fields(particles *p, int *slot, int semi_implicit)
 {
     static const char *const names[MS_COUNT] = {"ax", "ay", "az", "n", "n_start", "gx", "gy", "gz", "speed",
@@ -27,7 +40,7 @@ static int add_fields(particles *p, int *slot, int semi_implicit)
                                                 "cg_d", "cg_q", "ppe_block_diag"};
     int count = semi_implicit ? MS_COUNT : MS_COUNT_EXPLICIT;
     for (int k = 0; k < count; ++k)
-        if ((slot[k] = particles_add_field(p, names[k], 0)) < 0)
+        if ((slot[k] = particles_add_field(p, names[k], mps_slot_transient(k))) < 0)
             return -1;
     return 0;
 }
