@@ -114,9 +114,11 @@ static int solve(sim *s, cg_problem *cg, sl_err *err)
         return backend_failed(s, err);
     double state[3] = {CG_GOING, 0, dots[2]}; /* CG_STATE, CG_DONE, CG_LAST_RR as last read */
     if (cg->precondition && bnorm != 0) {
+        /* its r.z stays where the backend keeps it, unread: a NaN there makes the first d.q one, and
+         * the first verdict (cg_decide_step) stops the solve before x changes, as reading it would */
         if ((rc = precondition(s, cg, rz_slot(0), err)))
             return rc;
-        if (be->cg_scalars(s, cg, rz_slot(0), 1, &rz, 0) || be->cg_direction(s, cg, 0, -1)) /* d = z */
+        if (be->cg_direction(s, cg, 0, -1)) /* d = z */
             return backend_failed(s, err);
     }
     if (bnorm == 0) {
@@ -127,7 +129,7 @@ static int solve(sim *s, cg_problem *cg, sl_err *err)
         cg->converged = 1;
         return SL_OK;
     }
-    cg->residual = rz == rz ? rnorm / bnorm : NAN; /* a NaN in the system ends the solve unconverged */
+    cg->residual = rz == rz ? rnorm / bnorm : NAN; /* a NaN in the system (Jacobi's r.z) ends the solve unconverged */
     if (!(cg->residual > cg->tolerance) || cg->max_iterations <= 0) {
         cg->converged = cg->residual <= cg->tolerance;
         return SL_OK;

@@ -231,6 +231,8 @@ int mps_step_correct(sim *s, sl_err *err)
             return rc;
     }
     d->stats.steps++;
+    if (!s->P.mps.lsmps) /* the MPS operators never fall back: no sum (on a GPU, a wait for it) */
+        return SL_OK;
     double fallbacks = be->reduce(s, REDUCE_SUM, s->args.slot[MS_FALLBACK], 0, n);
     if ((rc = domain_sum(s, &fallbacks, 1, err))) /* every rank's particles */
         return rc;
