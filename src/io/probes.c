@@ -28,6 +28,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #define ROW_MAX 64 /* bytes per number in a row, generously */
 
 #define NO_FILE (-1) /* resume_file(): nothing to continue */
@@ -220,6 +224,9 @@ static void bins_free(probe_bins *b)
     free(b->idx);
 }
 
+/* Fewer particles than this are binned on one thread (the device's picks: a few thousand). */
+#define BINS_PARALLEL_MIN 32768
+
 static int bins_build(probe_bins *b, const sim *s, const particles *p, double support)
 {
     memset(b, 0, sizeof *b);
@@ -245,13 +252,16 @@ static int bins_build(probe_bins *b, const sim *s, const particles *p, double su
         bins_free(b);
         return -1;
     }
-    for (size_t i = 0; i < p->n; ++i) { /* stable counting sort by cell */
+    /* Each particle's cell on every thread (the divisions are most of the cost over a whole state:
+     * the CPU backend's rows bin every particle); the stable counting sort that follows is serial. */
+    #pragma omp parallel for schedule(static) if (p->n >= BINS_PARALLEL_MIN)
+    for (size_t i = 0; i < p->n; ++i) {
         double x[3] = {p->f[PF_X][i], p->f[PF_Y][i], s->sc->dim == 3 ? p->f[PF_Z][i] : 0.0};
-        int64_t c = bin_cell(b, x);
-        cell[i] = (int32_t)c;
-        if (c >= 0)
-            b->start[c + 1]++;
+        cell[i] = (int32_t)bin_cell(b, x);
     }
+    for (size_t i = 0; i < p->n; ++i) /* stable counting sort by cell */
+        if (cell[i] >= 0)
+            b->start[cell[i] + 1]++;
     for (int64_t c = 0; c < b->ncells; ++c)
         b->start[c + 1] += b->start[c];
     int32_t *fill = calloc((size_t)b->ncells, sizeof *fill);
@@ -331,12 +341,15 @@ static void sensor_sums(const sim *s, const particles *p, const probe_bins *b, c
  *
  * The sums at the scan's heights are sums over particles, so on several ranks each rank sums its own
  * on heights every rank agrees on (from the fluid's extent near the vertical, a maximum over the
- * ranks) and the root adds them up and scans: three passes, gauge_extent, gauge_sums, gauge_scan. */
+ * ranks) and the root adds them up and scans: three passes, gauge_extent, gauge_sums, gauge_scan, over
+ * the column's particles gathered once (gauge_collect). */
 
-/* What a particle adds to a gauge: its height, squared horizontal distance from the vertical and
- * volume. */
+/* What a particle adds to a gauge: its height, squared horizontal distance from the vertical,
+ * volume, and how far along the vertical its kernel reaches (reach: either way from z); k0..k1 the
+ * scan's heights that reach covers (gauge_spans; k1 < k0: none). */
 typedef struct column_particle {
-    double z, r2, vol;
+    double z, r2, vol, reach;
+    int64_t k0, k1;
     int fluid;
 } column_particle;
 
@@ -354,7 +367,8 @@ static int column_member(const sim *s, const particles *p, int32_t e, const doub
     if (!(r2 < support * support) || (fluid && !(rho > 0)))
         return 0;
     double solid_vol = dim == 3 ? s->sc->dp * s->sc->dp * s->sc->dp : s->sc->dp * s->sc->dp;
-    *cp = (column_particle){p->f[up == 2 ? PF_Z : PF_Y][e], r2, fluid ? (double)s->P.mass / rho : solid_vol, fluid};
+    *cp = (column_particle){p->f[up == 2 ? PF_Z : PF_Y][e], r2, fluid ? (double)s->P.mass / rho : solid_vol,
+                            sqrt(support * support - r2), 1, 0, fluid};
     return 1;
 }
 
@@ -369,23 +383,41 @@ static void column_range(const sim *s, const probe_bins *b, const double at[2], 
     hi[up] = b->n[up] - 1;
 }
 
-/* The highest and the lowest fluid particle of this rank near the gauge's vertical (-inf and +inf:
- * none). */
-static void gauge_extent(const sim *s, const particles *p, const probe_bins *b, const double at[2], double *ztop,
-                         double *zlow)
+/* A gauge's column on this rank: its particles in the order the bins list them, which is the order
+ * of every sum over them. Gathered once per row: the extent and the sums read the list. */
+typedef struct gauge_column {
+    column_particle *cp;
+    size_t n;
+} gauge_column;
+
+/* Gathers the column of the vertical through `at`; -1: out of memory. */
+static int gauge_collect(const sim *s, const particles *p, const probe_bins *b, const double at[2],
+                         gauge_column *col)
 {
     double h = s->sc->h_factor * s->sc->dp, support = 2.0 * h;
     int64_t lo[3], hi[3];
     column_range(s, b, at, support, lo, hi);
+    size_t room = 0; /* the binned particles there: at least the column's */
+    BINS_FOR_EACH(b, lo, hi, e, { (void)e; ++room; });
+    column_particle *cp = malloc((room ? room : 1) * sizeof *cp);
+    size_t n = 0; /* counted here, not in *col: the other gauges' columns, beside it, are other threads' */
+    if (!cp)
+        return -1;
+    BINS_FOR_EACH(b, lo, hi, e, { n += column_member(s, p, e, at, support, &cp[n]); });
+    *col = (gauge_column){cp, n};
+    return 0;
+}
+
+/* The highest and the lowest fluid particle of this rank's column (-inf and +inf: none). */
+static void gauge_extent(const gauge_column *col, double *ztop, double *zlow)
+{
     *ztop = -INFINITY;
     *zlow = INFINITY;
-    BINS_FOR_EACH(b, lo, hi, e, {
-        column_particle cp;
-        if (!column_member(s, p, e, at, support, &cp) || !cp.fluid)
-            continue;
-        *ztop = fmax(*ztop, cp.z);
-        *zlow = fmin(*zlow, cp.z);
-    });
+    for (size_t i = 0; i < col->n; ++i)
+        if (col->cp[i].fluid) {
+            *ztop = fmax(*ztop, col->cp[i].z);
+            *zlow = fmin(*zlow, col->cp[i].z);
+        }
 }
 
 /* The scan's heights, zstart - k ds for k < nh (nh = 0: dry), from the fluid's extent near the
@@ -405,30 +437,51 @@ static gauge_heights gauge_heights_of(const scene *sc, double ztop, double zlow)
     return gh;
 }
 
-/* This rank's kernel sums at the heights: fluid into sf[k], solid into ss[k] (added to what is there). */
-static void gauge_sums(const sim *s, const particles *p, const probe_bins *b, const double at[2],
-                       const gauge_heights *gh, double *sf, double *ss)
+/* Each column particle's heights: those of the scan within its reach. */
+static void gauge_spans(const gauge_heights *gh, gauge_column *col)
 {
-    if (gh->nh == 0)
-        return; /* dry on every rank */
+    for (size_t i = 0; i < col->n; ++i) {
+        column_particle *cp = &col->cp[i];
+        double k0 = fmax(ceil((gh->zstart - cp->z - cp->reach) / gh->ds), 0.0);
+        double k1 = fmin(floor((gh->zstart - cp->z + cp->reach) / gh->ds), (double)gh->nh - 1.0);
+        cp->k0 = k0 <= k1 ? (int64_t)k0 : 1; /* both within [0, nh) when k0 <= k1 */
+        cp->k1 = k0 <= k1 ? (int64_t)k1 : 0;
+    }
+}
+
+/* The scan's heights are summed a block at a time, each block by one thread: enough blocks to share
+ * a column among threads, each long enough that walking the column's list costs little beside it. */
+#define GAUGE_BLOCK 16
+
+/* This rank's kernel sums at heights k0 <= k < k1 <= k0 + GAUGE_BLOCK: fluid into sf[k], solid into
+ * ss[k] (added to what is there). Each height adds its particles in the column's order whatever the
+ * blocks, so the sums do not depend on the thread count. They add up in the task's own array and are
+ * stored once: the blocks beside it, on other threads, may share the cache lines at its ends. */
+static void gauge_sums(const sim *s, const gauge_column *col, const gauge_heights *gh, int64_t k0, int64_t k1,
+                       double *sf, double *ss)
+{
     const scene *sc = s->sc;
-    int dim = sc->dim;
-    double h = sc->h_factor * sc->dp, support = 2.0 * h, zstart = gh->zstart, ds = gh->ds;
-    real norm = (real)sph_kernel_norm(sc->kernel, dim, h), inv_h = (real)(1.0 / h);
-    int64_t lo[3], hi[3];
-    column_range(s, b, at, support, lo, hi);
-    BINS_FOR_EACH(b, lo, hi, e, { /* each particle adds to the heights its kernel reaches */
-        column_particle cp;
-        if (!column_member(s, p, e, at, support, &cp))
-            continue;
-        double reach = sqrt(support * support - cp.r2);
-        double k0 = ceil((zstart - cp.z - reach) / ds), k1 = floor((zstart - cp.z + reach) / ds);
-        for (double kk = fmax(k0, 0.0); kk <= k1 && kk < (double)gh->nh; ++kk) {
-            double dz = zstart - kk * ds - cp.z;
+    double h = sc->h_factor * sc->dp, zstart = gh->zstart, ds = gh->ds;
+    real norm = (real)sph_kernel_norm(sc->kernel, sc->dim, h), inv_h = (real)(1.0 / h);
+    double acc[2][GAUGE_BLOCK]; /* [solid, fluid][k - k0] */
+    for (int64_t k = k0; k < k1; ++k) {
+        acc[0][k - k0] = ss[k];
+        acc[1][k - k0] = sf[k];
+    }
+    for (size_t i = 0; i < col->n; ++i) { /* each particle adds to the heights its kernel reaches */
+        const column_particle cp = col->cp[i];
+        double *to = acc[cp.fluid != 0];
+        int64_t first = cp.k0 > k0 ? cp.k0 : k0, last = cp.k1 < k1 - 1 ? cp.k1 : k1 - 1;
+        for (int64_t k = first; k <= last; ++k) {
+            double dz = zstart - (double)k * ds - cp.z;
             double w = (double)sph_w(sc->kernel, norm, (real)sqrt(cp.r2 + dz * dz), inv_h) * cp.vol;
-            (cp.fluid ? sf : ss)[(size_t)kk] += w;
+            to[k - k0] += w;
         }
-    });
+    }
+    for (int64_t k = k0; k < k1; ++k) {
+        ss[k] = acc[0][k - k0];
+        sf[k] = acc[1][k - k0];
+    }
 }
 
 /* The level from the sums of every rank (NaN: dry, or the water never thins out below 1/2). */
@@ -548,46 +601,82 @@ int io_probes_sample(sim *s, double *values, sl_err *err)
     int binned = np || ng;
     if (binned && bins_build(&b, s, p, 2.0 * sc->h_factor * sc->dp))
         return sl_fail(err, SL_ERR_RUNTIME, "probes: out of memory binning %zu particles", p->n);
+    /* Each gauge's column, gathered from the bins once for both phases (a gauge a thread). */
+    gauge_column col[SCENE_PROBES_MAX] = {{0}};
+    int short_of_memory = 0;
+    #pragma omp parallel for schedule(dynamic, 1) reduction(| : short_of_memory) if (ng > 1)
+    for (int g = 0; g < ng; ++g)
+        short_of_memory |= gauge_collect(s, p, &b, pr->gauges[g].at, &col[g]) != 0;
+    if (short_of_memory) {
+        for (int g = 0; g < ng; ++g)
+            free(col[g].cp);
+        bins_free(&b);
+        return sl_fail(err, SL_ERR_RUNTIME, "probes: out of memory gathering the gauges' columns");
+    }
 
     /* 1: maxima. most = [front, ztop_0, -zlow_0, ztop_1, -zlow_1, ...] */
     double most[1 + 2 * SCENE_PROBES_MAX];
     most[0] = tot.front;
     for (int g = 0; g < ng; ++g) {
         double zlow;
-        gauge_extent(s, p, &b, pr->gauges[g].at, &most[1 + 2 * g], &zlow);
+        gauge_extent(&col[g], &most[1 + 2 * g], &zlow);
         most[2 + 2 * g] = -zlow;
     }
     int rc = domain_max(s, most, 1 + 2 * ng, err);
 
     /* 2: sums. sum = [sw, swp of each sensor, nfluid, ke, pe, sf then ss of each gauge] */
     gauge_heights gh[SCENE_PROBES_MAX];
-    size_t count = 2 * (size_t)np + 3;
+    size_t count = 2 * (size_t)np + 3, at[SCENE_PROBES_MAX]; /* at[g]: where gauge g's sf starts */
     for (int g = 0; g < ng; ++g) {
         gh[g] = gauge_heights_of(sc, most[1 + 2 * g], -most[2 + 2 * g]);
+        at[g] = count;
         count += 2 * gh[g].nh;
     }
     double *sum = rc ? NULL : calloc(count, sizeof *sum);
     if (!rc && !sum)
         rc = sl_fail(err, SL_ERR_RUNTIME, "probes: out of memory for %zu sums", count);
     if (!rc) {
-        for (int k = 0; k < np; ++k) {
-            double q[3];
-            io_probe_sample_point(sc, &pr->pressure[k], q);
-            sensor_sums(s, p, &b, q, &sum[2 * k], &sum[2 * k + 1]);
-        }
-        double *totals = sum + 2 * np, *column = totals + 3;
+        double *totals = sum + 2 * np;
         totals[0] = tot.nfluid;
         totals[1] = tot.ke;
         totals[2] = tot.pe;
-        for (int g = 0; g < ng; ++g) {
-            gauge_sums(s, p, &b, pr->gauges[g].at, &gh[g], column, column + gh[g].nh);
-            column += 2 * gh[g].nh;
+        /* The work, shared among the threads as tasks: each sensor's sums, then each gauge's heights
+         * GAUGE_BLOCK at a time (task t of gauge g: its block t - first[g]). Every sum belongs to one
+         * task and adds its terms in the order of one thread's sums. */
+        int64_t first[SCENE_PROBES_MAX + 1];
+        first[0] = np;
+        for (int g = 0; g < ng; ++g)
+            first[g + 1] = first[g] + (int64_t)((gh[g].nh + GAUGE_BLOCK - 1) / GAUGE_BLOCK);
+        int64_t ntasks = first[ng];
+        #pragma omp parallel if (ntasks > 1)
+        {
+            #pragma omp for schedule(dynamic, 1)
+            for (int g = 0; g < ng; ++g)
+                gauge_spans(&gh[g], &col[g]);
+            #pragma omp for schedule(dynamic, 1)
+            for (int64_t t = 0; t < ntasks; ++t) {
+                if (t < np) {
+                    double q[3];
+                    io_probe_sample_point(sc, &pr->pressure[t], q);
+                    sensor_sums(s, p, &b, q, &sum[2 * t], &sum[2 * t + 1]);
+                    continue;
+                }
+                int g = 0;
+                while (t >= first[g + 1])
+                    ++g;
+                int64_t k0 = (t - first[g]) * GAUGE_BLOCK, k1 = k0 + GAUGE_BLOCK;
+                if (k1 > (int64_t)gh[g].nh)
+                    k1 = (int64_t)gh[g].nh;
+                gauge_sums(s, &col[g], &gh[g], k0, k1, sum + at[g], sum + at[g] + gh[g].nh);
+            }
         }
         /* every rank counts the same, from the same maxima; MPI's counts are ints */
         rc = count > INT32_MAX ? sl_fail(err, SL_ERR_RUNTIME, "probes: %zu sums over the ranks, at most %d", count,
                                          INT32_MAX)
                                : domain_sum_to_root(s, sum, (int)count, err);
     }
+    for (int g = 0; g < ng; ++g)
+        free(col[g].cp);
     if (binned)
         bins_free(&b);
     if (rc || !domain_is_root(s)) {
