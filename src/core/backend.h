@@ -117,12 +117,11 @@ typedef struct backend_mg_hooks {
     int (*run)(struct sim *s, mg_args *m, int diag, int in, int out, int work);
     /* The longest row count of A over particles [0, n) into *longest. */
     int (*longest_row)(struct sim *s, const sparse_ell *A, size_t n, int32_t *longest);
-    /* Runs record(s, ctx), a fixed sequence of `run` calls on the cell levels (the same kinds and
-     * arguments every time for the same key and generation). The CPU calls it; the CUDA backend
-     * captures it once into a graph and replays the graph afterwards (one launch instead of dozens
-     * of small ones), capturing again when key or generation changes. */
-    int (*replay)(struct sim *s, const void *key, long generation, int (*record)(struct sim *s, void *ctx),
-                  void *ctx);
+    /* Runs record(s, ctx), a sequence of `run` calls (the preconditioner's loops, on one process).
+     * The CPU calls it; the CUDA backend lists the loops record makes and replays a graph of them
+     * (one launch instead of dozens of small ones), captured again whenever the list differs from
+     * the one it was captured from. */
+    int (*replay)(struct sim *s, int (*record)(struct sim *s, void *ctx), void *ctx);
     /* Level `level`'s cells with an unknown (a non-zero centre entry, mg_centre) in the columns this
      * process owns (mg_lists), ascending, into
      * g->active, their count into *g->nactive, the diagonal into g->d; zeroes g->x and g->t (the

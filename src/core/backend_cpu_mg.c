@@ -54,9 +54,8 @@ static int cpu_mg_longest_row(sim *s, const sparse_ell *A, size_t n, int32_t *lo
     return SL_OK;
 }
 
-static int cpu_mg_replay(sim *s, const void *key, long generation, int (*record)(sim *s, void *ctx), void *ctx)
+static int cpu_mg_replay(sim *s, int (*record)(sim *s, void *ctx), void *ctx)
 {
-    (void)key, (void)generation;
     return record(s, ctx);
 }
 

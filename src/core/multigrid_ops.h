@@ -28,14 +28,20 @@ enum {
 /* A level: cells on a box of n[0] x n[1] x n[2], cell c = ix + n0 (iy + n1 iz), and the stencil
  * a[c * nst + s] of cell c with the cell at offset s, s = mg_entry(offset): x fastest (mg_at). A
  * cell's stencil is contiguous, so the lanes that sum one cell's product (mg_lane_sum) read it
- * together in whole sectors. */
+ * together in whole sectors. The ints come first, an even number of them, so that the struct has no
+ * padding: the CUDA backend compares loops' operands byte for byte (cuda_mg_replay). */
 typedef struct mg_grid {
     int dim;
     int n[3];
-    int64_t ncells;
     int reach;
     int nst;          /* (2 reach + 1)^dim */
     int merge;        /* cells of this level per cell of the next, along each axis that has more than one */
+    int lanes;        /* threads a listed cell's product is summed in (a power of two; mg_lane_sum) */
+    int blocks;       /* the GPU's blocks for the listed loops (0: its default) */
+    int own_axis;     /* the cells this process lists: the columns [own_lo, own_hi) along own_axis, the */
+    int own_lo, own_hi; /* whole level on one process; on several (solver/multigrid.h, mg_ranks) the
+                         * other columns are the other processes', whose values a halo brings */
+    int64_t ncells;
     real *a;          /* nst * ncells */
     real *b, *x, *t;  /* right-hand side, solution, residual: ncells each */
     int32_t *active;  /* the cells with an unknown (a non-zero diagonal), ascending: the first *nactive
@@ -43,11 +49,6 @@ typedef struct mg_grid {
                        * them alone, most of a level's box being air */
     int32_t *nactive; /* their count: one int in the backend's memory, where the GPU's loops read it */
     real *d;          /* the diagonal by cell, contiguous (list_cells copies it out of a) */
-    int lanes;        /* threads a listed cell's product is summed in (a power of two; mg_lane_sum) */
-    int blocks;       /* the GPU's blocks for the listed loops (0: its default) */
-    int own_axis;     /* the cells this process lists: the columns [own_lo, own_hi) along own_axis, the */
-    int own_lo, own_hi; /* whole level on one process; on several (solver/multigrid.h, mg_ranks) the
-                         * other columns are the other processes', whose values a halo brings */
 } mg_grid;
 
 enum mg_kind {
@@ -84,9 +85,14 @@ enum mg_kind {
     MG_KINDS
 };
 
-/* One loop's operands; pointers in the backend's memory. */
+/* One loop's operands; pointers in the backend's memory. No padding (mg_grid). */
 typedef struct mg_args {
     int kind;
+    int smooth_coarse;             /* the kinds that write coarse.b (MG_FINE_RESTRICT,
+                                    * MG_FINE_RESTRICT_SMOOTHED, MG_RESTRICT) also take the coarse
+                                    * level's first Jacobi step from zero beside it (MG_SMOOTH's
+                                    * coarse.x = omega b / diag at its unknowns): one loop fewer a
+                                    * level and cycle, the same values (mg_set_coarse_b) */
     int64_t n;                     /* particles */
     sparse_ell A;                  /* the fine operator's off-diagonal entries */
     const real *diag;              /* its diagonal; 0: not an unknown */
@@ -99,11 +105,6 @@ typedef struct mg_args {
     int32_t *cell_unknown;         /* MG_CELL_UNKNOWN's output, MG_ROW_PARTIALS' input */
     mg_grid fine, coarse;
     real omega, alpha;
-    int smooth_coarse;             /* the kinds that write coarse.b (MG_FINE_RESTRICT,
-                                    * MG_FINE_RESTRICT_SMOOTHED, MG_RESTRICT) also take the coarse
-                                    * level's first Jacobi step from zero beside it (MG_SMOOTH's
-                                    * coarse.x = omega b / diag at its unknowns): one loop fewer a
-                                    * level and cycle, the same values (mg_set_coarse_b) */
 } mg_args;
 
 /* A kind's name in profile tables. */

@@ -387,8 +387,8 @@ int launch_recorded(sim *s, void *ctx)
     return SL_OK;
 }
 
-/* The cycle's loops, listed by running record, and their operands copied to the device. */
-int record_loops(sim *s, cuda_sim *st, int (*record)(sim *s, void *ctx), void *ctx, sl_err *err)
+/* The loops of record(s, ctx), listed (st->mg_ops) without running them. */
+int record_loops(sim *s, cuda_sim *st, int (*record)(sim *s, void *ctx), void *ctx)
 {
     if (!st->mg_block_max) { /* SLUICE_MG_BLOCK: the largest loop a block takes, 0 for none (measurements) */
         const char *v = getenv("SLUICE_MG_BLOCK");
@@ -399,22 +399,53 @@ int record_loops(sim *s, cuda_sim *st, int (*record)(sim *s, void *ctx), void *c
     st->mg_recording = 1;
     int rc = record(s, ctx);
     st->mg_recording = 0;
-    if (rc)
-        return rc;
+    return rc;
+}
+
+static_assert(sizeof(mg_grid) == 12 * sizeof(int) + sizeof(int64_t) + 7 * sizeof(void *),
+              "mg_grid has padding, which a byte-for-byte comparison of operands would read");
+static_assert(sizeof(mg_args) == 2 * sizeof(int) + sizeof(int64_t) + sizeof(sparse_ell) + 9 * sizeof(void *) +
+                                     2 * sizeof(mg_grid) + 2 * sizeof(real),
+              "mg_args has padding, which a byte-for-byte comparison of operands would read");
+static_assert(sizeof(sparse_ell) == 3 * sizeof(void *) + 2 * sizeof(int32_t) + sizeof(int64_t),
+              "sparse_ell has padding, which a byte-for-byte comparison of operands would read");
+
+/* Whether the loops just listed are those the graph was captured from: the same kinds, sizes,
+ * shapes and arrays (the particle fields' arrays, A's and the levels' are all in the operands). */
+bool same_as_captured(const cuda_sim *st)
+{
+    return st->mg_graph && st->mg_nops == st->mg_captured_nops &&
+           memcmp(st->mg_ops, st->mg_captured, (size_t)st->mg_nops * sizeof(mg_args)) == 0;
+}
+
+/* The listed loops' operands copied to the device (k_mg_block reads them there) and kept on the host
+ * as the graph's. */
+int keep_captured(cuda_sim *st, sl_err *err)
+{
     if (st->mg_nops > st->mg_ops_dev_cap) {
         cudaFree(st->mg_ops_dev);
+        free(st->mg_captured);
         st->mg_ops_dev = NULL;
         st->mg_ops_dev_cap = 0;
+        st->mg_captured = (mg_args *)malloc((size_t)st->mg_nops * sizeof(mg_args));
+        if (!st->mg_captured)
+            return gpu_fail_input(err, "multigrid: out of host memory for the graph's loops");
         GPU_TRY(cudaMalloc(&st->mg_ops_dev, (size_t)st->mg_nops * sizeof(mg_args)), err);
         st->mg_ops_dev_cap = st->mg_nops;
     }
-    if (st->mg_nops)
+    if (st->mg_nops) {
         GPU_TRY(cudaMemcpy(st->mg_ops_dev, st->mg_ops, (size_t)st->mg_nops * sizeof(mg_args), cudaMemcpyHostToDevice),
                 err);
+        memcpy(st->mg_captured, st->mg_ops, (size_t)st->mg_nops * sizeof(mg_args));
+    }
+    st->mg_captured_nops = st->mg_nops;
     return SL_OK;
 }
 
-int cuda_mg_replay(sim *s, const void *key, long generation, int (*record)(sim *s, void *ctx), void *ctx)
+/* The loops are listed at every call (host work only) and compared with the graph's, so a graph is
+ * never replayed on arrays or sizes it was not captured for: a particle field that moved to another
+ * array at a cell rebuild, a new particle count, a level listed in another shape. */
+int cuda_mg_replay(sim *s, int (*record)(sim *s, void *ctx), void *ctx)
 {
     cuda_sim *st = state_of(s);
     if (st->last_error[0])
@@ -427,34 +458,42 @@ int cuda_mg_replay(sim *s, const void *key, long generation, int (*record)(sim *
     if (st->mg_graph_off || !graph_wanted)
         return record(s, ctx);
     sl_err err;
-    if (!st->mg_graph || st->mg_graph_key != key || st->mg_graph_generation != generation || st->mg_reshaped) {
-        st->mg_reshaped = 0;
+    if (record_loops(s, st, record, ctx)) {
+        if (!st->last_error[0]) {
+            gpu_fail_input(&err, "multigrid: listing the preconditioner's loops failed");
+            cuda_remember_error(s, &err);
+        }
+        return SL_ERR_RUNTIME;
+    }
+    if (!same_as_captured(st)) {
+        double t0 = s->prof.enabled ? profile_now() : 0;
         if (st->mg_graph)
             cudaGraphExecDestroy(st->mg_graph);
         st->mg_graph = NULL;
+        st->mg_captured_nops = 0;
         cudaGraphExec_t exec = NULL;
-        if (record_loops(s, st, record, ctx, &err)) {
-            if (!st->last_error[0])
-                cuda_remember_error(s, &err);
+        if (keep_captured(st, &err)) {
+            cuda_remember_error(s, &err);
             return SL_ERR_RUNTIME;
         }
         if (capture(s, st, launch_recorded, NULL, &exec, &err)) {
+            st->mg_captured_nops = 0;
             if (st->last_error[0]) /* a launch failed: a real error */
                 return SL_ERR_RUNTIME;
             /* graphs unavailable here: say so once and run the loops one by one from now on */
             if (!s->quiet)
-                fprintf(stderr, "sluice: multigrid: %s; the cell levels run without a graph\n", err.msg);
+                fprintf(stderr, "sluice: multigrid: %s; the preconditioner runs without a graph\n", err.msg);
             st->mg_graph_off = 1;
             return record(s, ctx);
         }
         st->mg_graph = exec;
-        st->mg_graph_key = key;
-        st->mg_graph_generation = generation;
+        if (s->prof.enabled) /* how often the graph is captured again: `sluice bench` counts it */
+            profile_add(&s->prof, "mg.capture", NULL, profile_now() - t0);
     }
     st->host_current = 0;
     cuda_timer_start(s);
     cudaError_t e = cudaGraphLaunch(st->mg_graph, 0);
-    cuda_timer_stop(s, "mg.levels", "graph");
+    cuda_timer_stop(s, "mg.cycle", "graph");
     if (e != cudaSuccess) {
         gpu_fail(&err, "cudaGraphLaunch of the multigrid cycle", e);
         cuda_remember_error(s, &err);
@@ -519,8 +558,6 @@ void choose_listed_shape(cuda_sim *st, mg_grid *g, int level)
     int64_t blocks = 1;
     while (blocks * GPU_THREADS < cells + cells / 4 && blocks < (int64_t)GPU_MAX_BLOCKS)
         blocks *= 2;
-    if (lanes != g->lanes || blocks != g->blocks)
-        st->mg_reshaped = 1;
     g->lanes = lanes;
     g->blocks = (int)blocks;
 }

@@ -43,20 +43,19 @@ typedef struct cuda_sim {
     int32_t *counters;       /* [0] particles inside, [1] most particles in a cell */
     int32_t *mg_longest;     /* the multigrid's longest assembled row (cuda_multigrid.cu) */
     double *cg_scalar;       /* the CG's scalars (backend.h: enum cg_slot; cuda_vectors.cu) */
-    cudaStream_t mg_stream;  /* where the multigrid's cell-level loops are captured into a graph */
+    cudaStream_t mg_stream;  /* where the multigrid preconditioner's loops are captured into a graph */
     cudaGraphExec_t mg_graph;
-    const void *mg_graph_key;
-    long mg_graph_generation;
     int mg_capturing;        /* launches go to mg_stream, untimed */
     int mg_graph_off;        /* capture failed once: run the loops directly */
     int mg_recording;        /* loops are listed in mg_ops, not launched (cuda_multigrid.cu) */
-    mg_args *mg_ops;         /* the cycle's loops as recorded, before its graph is made */
+    mg_args *mg_ops;         /* the preconditioner's loops as listed at its last call */
     int mg_nops, mg_ops_cap;
+    mg_args *mg_captured;    /* those mg_graph was captured from (mg_captured_nops of them) */
+    int mg_captured_nops;
     mg_args *mg_ops_dev;     /* the same on the device: the small loops' operands for k_mg_block */
     int mg_ops_dev_cap;
     int64_t mg_block_max;    /* loops over at most this many elements run in one block together */
     int32_t *mg_counts;      /* each level's listed cells at the last set-up (pinned host memory) */
-    int mg_reshaped;         /* a level's listed loops changed shape: capture the cycle again */
     gpu_scratch scratch;
     gpu_scratch mg_select;   /* DeviceSelect's temporary storage for the multigrid's listed cells */
     gpu_scratch halo_stage;  /* the MPI halo's values on their way to or from the host (cuda_halo.cu) */

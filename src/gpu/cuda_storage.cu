@@ -248,6 +248,7 @@ void cuda_release(sim *s)
     if (st->mg_stream)
         cudaStreamDestroy(st->mg_stream);
     free(st->mg_ops);
+    free(st->mg_captured);
     cudaFreeHost(st->mg_counts);
     cudaFree(st->mg_ops_dev);
     gpu_scratch_free(&st->scratch);

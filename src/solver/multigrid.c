@@ -244,7 +244,6 @@ static int alloc_levels(sim *s, multigrid *mg, sl_err *err)
         g.d = g.nactive ? s->be->mg->alloc(s, nc * sizeof(real), err) : NULL;
         mg->level[l] = g;
         mg->nlevels = l + 1;
-        mg->generation++;
         if (l == 0 && g.d)
             mg->row_sums = s->be->mg->alloc(s, nc * (size_t)mg_stencil_rows(&g) * sizeof(real), err);
         if (!g.d || !mg->row_sums) {
@@ -478,10 +477,7 @@ int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
                 counts[l] = (int64_t)total[l];
         }
         const int used = cycle_depth(mg, counts);
-        if (used != mg->used) { /* another cycle: the backend's replay records it again */
-            mg->used = used;
-            mg->generation++;
-        }
+        mg->used = used;
     }
     if (rc)
         return sim_backend_error(s, err) ? SL_ERR_RUNTIME : sl_fail(err, SL_ERR_RUNTIME, "multigrid: set-up failed");
@@ -618,26 +614,55 @@ static int cycle(sim *s, cycle_ctx *c, int l)
     return jacobi_steps(s, c, l, mg->level_sweeps, 0, 1);
 }
 
-static int record_cycle(sim *s, void *ctx)
-{
-    return cycle(s, ctx, 0);
-}
-
-/* The cell levels' cycle: replayed by the backend on one process; on several, run loop by loop,
- * since the halos between them wait for the other processes. */
-static int cell_levels(sim *s, cycle_ctx *c)
-{
-    if (c->mg->nranks > 1)
-        return record_cycle(s, c);
-    return s->be->mg->replay(s, c->mg, c->mg->generation, record_cycle, c);
-}
-
 /* The first level's solution made current where the particles' loops after the cycle read it: the
  * cells within reach of each particle's. */
 static int first_level_halo(sim *s, cycle_ctx *c)
 {
     const mg_grid g = solved_level(c->mg, 0);
     return cycle_halo(s, c, 0, &g, g.x, g.reach, g.reach);
+}
+
+/* The preconditioner's loops in order, on m (ctx->m) as precondition set it up: r in r, z into z,
+ * t (the CG's q, free until the next product) as work. */
+typedef struct precondition_fields {
+    int d, r, z, t;
+} precondition_fields;
+
+typedef struct precondition_ctx {
+    cycle_ctx cycle;
+    precondition_fields f;
+} precondition_ctx;
+
+static int precondition_loops(sim *s, void *vctx)
+{
+    precondition_ctx *pc = vctx;
+    cycle_ctx *ctx = &pc->cycle;
+    const multigrid *mg = ctx->mg;
+    mg_args *m = ctx->m;
+    const int d = pc->f.d, r = pc->f.r, z = pc->f.z, t = pc->f.t;
+    int rc;
+    /* The particles' loops run over the copies of the other processes' particles too (their r, and
+     * the diagonal, their owners'): S r there is exact, which the products and the restrictions of
+     * this process's rows read; the rest written there is dropped (cg->clear). */
+    if (mg->cycle == MG_CYCLE_HYBRID) { /* t = S r, then P^T (r - A t) */
+        m->scratch = mg->row_sums;
+        if ((rc = run(s, m, MG_FINE_SMOOTH, d, r, t, -1)) || (rc = run(s, m, MG_FINE_RESTRICT_ROWS, d, -1, -1, t)) ||
+            (rc = run(s, m, MG_FINE_RESTRICT_SMOOTHED, d, r, -1, t)) || (rc = cycle(s, ctx, 0)) ||
+            (rc = first_level_halo(s, ctx)))
+            return rc;
+        m->coarse = solved_level(mg, 0);
+        return run(s, m, MG_FINE_POST_ZERO, d, -1, z, r); /* z = alpha P e + S (r - alpha A P e) */
+    }
+    if ((rc = run(s, m, MG_FINE_SMOOTH, d, r, z, -1)) || (rc = run(s, m, MG_FINE_RESIDUAL, d, r, z, t)) ||
+        (rc = run(s, m, MG_FINE_RESTRICT, d, -1, -1, t)) || (rc = cycle(s, ctx, 0)) ||
+        (rc = first_level_halo(s, ctx)))
+        return rc;
+    m->coarse = solved_level(mg, 0);
+    if (mg->post_partials) /* t still holds r - A z1: the cell levels write only their own arrays */
+        return run(s, m, MG_FINE_POST, d, -1, z, t);
+    if ((rc = run(s, m, MG_FINE_PROLONG, d, -1, z, -1)) || (rc = run(s, m, MG_FINE_RESIDUAL, d, r, z, t)))
+        return rc;
+    return run(s, m, MG_FINE_CORRECT, d, -1, z, t);
 }
 
 /* z = B r, B symmetric positive definite (C, the cell levels' V-cycle, is: the same Jacobi steps
@@ -649,8 +674,10 @@ static int first_level_halo(sim *s, cycle_ctx *c)
  *    cycle reads no row of A (docs/methods.md);
  *  - the V-cycle (MG_CYCLE_V): B = 2S - SAS + (I - SA) P C P^T (I - AS), a Jacobi step before the
  *    correction (its residual a product of the rows) and one after (from the partials where they are
- *    all of A P). */
-static int precondition(sim *s, const cg_problem *cg, cycle_ctx *ctx)
+ *    all of A P).
+ * On one process the backend replays the loops (one graph on a GPU); on several they run one by one,
+ * since the halos between them wait for the other processes. */
+static int precondition(sim *s, const cg_problem *cg, precondition_ctx *pc)
 {
     const multigrid *mg = cg->data;
     mg_args m;
@@ -664,39 +691,17 @@ static int precondition(sim *s, const cg_problem *cg, cycle_ctx *ctx)
     /* one process: nothing comes between a level's restriction and its first step (on several, the
      * halos of b and the rings' steps over the others' columns do) */
     m.smooth_coarse = mg->fuse_smooth && mg->nranks == 1 && mg->level_sweeps > 0 && mg->coarsest_sweeps > 0;
-    int d = mg->diag, r = cg->r, z = cg->z, t = cg->q;
-    int rc;
-    ctx->mg = mg;
-    ctx->m = &m;
-    /* The particles' loops run over the copies of the other processes' particles too (their r, and
-     * the diagonal, their owners'): S r there is exact, which the products and the restrictions of
-     * this process's rows read; the rest written there is dropped (cg->clear). */
-    if (mg->cycle == MG_CYCLE_HYBRID) { /* t = S r, then P^T (r - A t) */
-        m.scratch = mg->row_sums;
-        if ((rc = run(s, &m, MG_FINE_SMOOTH, d, r, t, -1)) || (rc = run(s, &m, MG_FINE_RESTRICT_ROWS, d, -1, -1, t)) ||
-            (rc = run(s, &m, MG_FINE_RESTRICT_SMOOTHED, d, r, -1, t)) || (rc = cell_levels(s, ctx)) ||
-            (rc = first_level_halo(s, ctx)))
-            return rc;
-        m.coarse = solved_level(mg, 0);
-        return run(s, &m, MG_FINE_POST_ZERO, d, -1, z, r); /* z = alpha P e + S (r - alpha A P e) */
-    }
-    if ((rc = run(s, &m, MG_FINE_SMOOTH, d, r, z, -1)) || (rc = run(s, &m, MG_FINE_RESIDUAL, d, r, z, t)) ||
-        (rc = run(s, &m, MG_FINE_RESTRICT, d, -1, -1, t)) || (rc = cell_levels(s, ctx)) ||
-        (rc = first_level_halo(s, ctx)))
-        return rc;
-    m.coarse = solved_level(mg, 0);
-    if (mg->post_partials) /* t still holds r - A z1: the cell levels write only their own arrays */
-        return run(s, &m, MG_FINE_POST, d, -1, z, t);
-    if ((rc = run(s, &m, MG_FINE_PROLONG, d, -1, z, -1)) || (rc = run(s, &m, MG_FINE_RESIDUAL, d, r, z, t)))
-        return rc;
-    return run(s, &m, MG_FINE_CORRECT, d, -1, z, t);
+    pc->cycle.mg = mg;
+    pc->cycle.m = &m;
+    pc->f = (precondition_fields){mg->diag, cg->r, cg->z, cg->q};
+    return mg->nranks > 1 ? precondition_loops(s, pc) : s->be->mg->replay(s, precondition_loops, pc);
 }
 
 int multigrid_precondition(sim *s, const cg_problem *cg, sl_err *err)
 {
-    cycle_ctx ctx = {NULL, NULL, err, 0};
-    int rc = precondition(s, cg, &ctx);
-    if (rc && !ctx.halo_failed && !sim_backend_error(s, err))
+    precondition_ctx pc = {{NULL, NULL, err, 0}, {0, 0, 0, 0}};
+    int rc = precondition(s, cg, &pc);
+    if (rc && !pc.cycle.halo_failed && !sim_backend_error(s, err))
         sl_fail(err, SL_ERR_RUNTIME, "multigrid: a loop of the preconditioner failed");
     return rc;
 }

@@ -89,8 +89,6 @@ typedef struct multigrid {
     int nlevels;           /* levels allocated and built at every set-up */
     int used;              /* levels the cycle runs (coarsest_listed), at most nlevels */
     mg_grid level[MG_MAX_LEVELS];
-    long generation;       /* changes whenever the levels are allocated or the cycle's depth changes
-                            * (backend.mg.replay's key) */
     /* several processes (mg_ranks; set before the first set-up) */
     mg_ranks ranks;
     int nranks, rank;      /* processes the levels are cut among (1: none), and this one's number */
