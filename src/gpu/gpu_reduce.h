@@ -20,8 +20,9 @@ extern "C" {
  *     Accumulated in double in a fixed order (see gpu_reduce_block.cuh): bit-identical from run
  *     to run for the same data and n, independent of the GPU model. The order differs from the
  *     CPU backend's, so the two agree to rounding, not bit for bit: each term passes through at
- *     most ceil(n / 2^18) additions in its thread and 20 in the trees, so the error is below
- *     (ceil(n / 2^18) + 21) * 2^-53 * sum |terms| (first order; 6e-15 relative at n = 10^7).
+ *     most ceil(n / 2^18) additions in its thread and 23 after (the trees, and 3 as the last block folds
+ *     the partials), so the error is below
+ *     (ceil(n / 2^18) + 24) * 2^-53 * sum |terms| (first order; 7e-15 relative at n = 10^7).
  * Waits for the result (one device-to-host copy), so faults of earlier queued work are reported
  * here too. n < 2^63; an unknown op fails with SL_ERR_INPUT. s provides 8 KiB of scratch. */
 int gpu_reduce_real(int op, const real *a, const real *b, size_t n, double *result,

@@ -1,11 +1,14 @@
-/* gpu_reduce_block.cuh: the deterministic two-pass reduction shared by gpu_reduce.cu and gpu_cg.cu
- * (internal to src/gpu).
+/* gpu_reduce_block.cuh: the deterministic reduction shared by gpu_reduce.cu and gpu_cg.cu (internal
+ * to src/gpu), in one kernel.
  *
  * Determinism: the grid size is a function of n only (never of the device), every thread folds a
  * fixed grid-stride subsequence in index order, warps combine by a fixed shuffle tree, warps of a
- * block by a fixed tree over shared memory, and the per-block partials are combined by one block
- * in a second kernel with the same tree. No floating-point atomics, so the result depends only on
- * the data and n, and repeated runs are bit-identical (also on another GPU model). */
+ * block by a fixed tree over shared memory, and the per-block partials are combined by whichever
+ * block finishes last (an integer ticket), always in the same order: thread t folds partials t,
+ * t + THREADS, ... in turn, then the same trees. No floating-point atomics, so the result depends
+ * only on the data and n, and repeated runs are bit-identical (also on another GPU model). (A second
+ * kernel of one block combined the partials before; the CG's three reductions an iteration each
+ * paid its launch: about 2.4 us, 70 us a step of SPHERIC MPS on an H200.) */
 #ifndef SLUICE_GPU_REDUCE_BLOCK_CUH
 #define SLUICE_GPU_REDUCE_BLOCK_CUH
 
@@ -20,7 +23,6 @@ namespace gpu_red {
 constexpr unsigned THREADS = 256;     /* first pass: threads per block */
 constexpr unsigned MAX_BLOCKS = 1024; /* first pass: at most this many partials (one wave on an
                                          H200: 132 SMs x 8 blocks of 256) */
-constexpr unsigned FINAL_THREADS = MAX_BLOCKS; /* second pass: one block, one partial per thread */
 constexpr unsigned FULL_MASK = 0xffffffffu;
 
 /* Blocks of the first pass: about one element per thread up to MAX_BLOCKS blocks, then longer
@@ -92,10 +94,16 @@ __device__ __forceinline__ void block_reduce(double (&v)[K], Op op)
     }
 }
 
-/* First pass: body(i, v) folds element i into the thread's accumulators v[0..K) (and may write
- * element-wise results: the fused CG updates). partial[j * gridDim.x + block] = block's result. */
+/* The blocks that have finished a reduction (reduce_pass), each device its own; the last block
+ * sets it back to 0, so every reduction starts from 0. Reductions run one at a time, on the
+ * default stream. */
+static __device__ unsigned finished_blocks;
+
+/* body(i, v) folds element i into the thread's accumulators v[0..K) (and may write element-wise
+ * results: the fused CG updates). Each block writes partial[j * gridDim.x + block]; the last block
+ * to finish writes out[j], the combination of every block's partial of j. */
 template <int K, class Op, class Body>
-__global__ void __launch_bounds__(THREADS) reduce_pass(Body body, size_t n, double *partial)
+__global__ void __launch_bounds__(THREADS) reduce_pass(Body body, size_t n, double *partial, double *out)
 {
     Op op;
     double v[K];
@@ -106,43 +114,42 @@ __global__ void __launch_bounds__(THREADS) reduce_pass(Body body, size_t n, doub
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
         body(i, v, op);
     block_reduce<K>(v, op);
-    if (threadIdx.x == 0)
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
 #pragma unroll
         for (int j = 0; j < K; ++j)
             partial[(size_t)j * gridDim.x + blockIdx.x] = v[j];
-}
-
-/* Second pass, one block of FINAL_THREADS: out[j] = combination of the nparts partials of j. */
-template <int K, class Op>
-__global__ void __launch_bounds__(FINAL_THREADS) reduce_final(const double *partial, unsigned nparts,
-                                                              double *out)
-{
-    Op op;
-    double v[K];
+        __threadfence(); /* the partials visible before the ticket that counts them */
+        last = atomicAdd(&finished_blocks, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last)
+        return;
 #pragma unroll
-    for (int j = 0; j < K; ++j)
-        v[j] = threadIdx.x < nparts ? partial[(size_t)j * nparts + threadIdx.x] : Op::identity();
+    for (int j = 0; j < K; ++j) {
+        v[j] = Op::identity();
+        for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) /* L2: the others' writes */
+            v[j] = op(v[j], __ldcg(&partial[(size_t)j * gridDim.x + b]));
+    }
     block_reduce<K>(v, op);
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0) {
 #pragma unroll
         for (int j = 0; j < K; ++j)
             out[j] = v[j];
+        finished_blocks = 0;
+    }
 }
 
-/* Runs both passes over [0, n) into the device array out[0 .. K), without waiting; n == 0 gives
+/* Runs the reduction over [0, n) into the device array out[0 .. K), without waiting; n == 0 gives
  * the identities. The partials take s's scratch from `offset` bytes on. */
 template <int K, class Op, class Body>
 int run_into(Body body, size_t n, double *out, gpu_scratch *s, size_t offset, sl_err *err)
 {
-    const unsigned nb = n ? blocks(n) : 0;
-    SL_TRY(gpu_scratch_reserve(s, offset + (size_t)K * (nb ? nb : 1) * sizeof(double), err));
+    const unsigned nb = n ? blocks(n) : 1; /* n = 0: one block of identities */
+    SL_TRY(gpu_scratch_reserve(s, offset + (size_t)K * nb * sizeof(double), err));
     double *partial = (double *)((char *)s->ptr + offset);
-    if (nb) {
-        reduce_pass<K, Op><<<nb, THREADS>>>(body, n, partial);
-        GPU_LAUNCHED("reduce_pass", err);
-    }
-    reduce_final<K, Op><<<1, FINAL_THREADS>>>(partial, nb, out); /* nb = 0: the identities */
-    GPU_LAUNCHED("reduce_final", err);
+    reduce_pass<K, Op><<<nb, THREADS>>>(body, n, partial, out);
+    GPU_LAUNCHED("reduce_pass", err);
     return SL_OK;
 }
 
@@ -162,10 +169,8 @@ int run(Body body, size_t n, double *result, gpu_scratch *s, sl_err *err)
     SL_TRY(gpu_scratch_reserve(s, out_bytes + (size_t)K * nb * sizeof(double), err));
     double *out = (double *)s->ptr;
     double *partial = (double *)((char *)s->ptr + out_bytes);
-    reduce_pass<K, Op><<<nb, THREADS>>>(body, n, partial);
+    reduce_pass<K, Op><<<nb, THREADS>>>(body, n, partial, out);
     GPU_LAUNCHED("reduce_pass", err);
-    reduce_final<K, Op><<<1, FINAL_THREADS>>>(partial, nb, out);
-    GPU_LAUNCHED("reduce_final", err);
     GPU_TRY(cudaMemcpy(result, out, K * sizeof(double), cudaMemcpyDeviceToHost), err);
     return SL_OK;
 }
