@@ -120,8 +120,11 @@ typedef struct backend_mg_hooks {
     /* Runs record(s, ctx), a sequence of `run` calls (the preconditioner's loops, on one process).
      * The CPU calls it; the CUDA backend lists the loops record makes and replays a graph of them
      * (one launch instead of dozens of small ones), captured again whenever the list differs from
-     * the one it was captured from. */
-    int (*replay)(struct sim *s, int (*record)(struct sim *s, void *ctx), void *ctx);
+     * the one it was captured from. stamp (stamp_bytes) stands for everything of the caller's that
+     * the loops depend on besides the backend's particle arrays: where it and the arrays are as at
+     * the last listing, the backend may replay without listing again. */
+    int (*replay)(struct sim *s, int (*record)(struct sim *s, void *ctx), void *ctx, const void *stamp,
+                  size_t stamp_bytes);
     /* Level `level`'s cells with an unknown (a non-zero centre entry, mg_centre) in the columns this
      * process owns (mg_lists), ascending, into
      * g->active, their count into *g->nactive, the diagonal into g->d; zeroes g->x and g->t (the

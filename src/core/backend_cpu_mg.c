@@ -54,8 +54,10 @@ static int cpu_mg_longest_row(sim *s, const sparse_ell *A, size_t n, int32_t *lo
     return SL_OK;
 }
 
-static int cpu_mg_replay(sim *s, int (*record)(sim *s, void *ctx), void *ctx)
+static int cpu_mg_replay(sim *s, int (*record)(sim *s, void *ctx), void *ctx, const void *stamp,
+                         size_t stamp_bytes)
 {
+    (void)stamp, (void)stamp_bytes;
     return record(s, ctx);
 }
 

@@ -52,6 +52,10 @@ typedef struct cuda_sim {
     int mg_nops, mg_ops_cap;
     mg_args *mg_captured;    /* those mg_graph was captured from (mg_captured_nops of them) */
     int mg_captured_nops;
+    unsigned char mg_stamp[64]; /* the caller's stamp at the last listing (backend.mg.replay) */
+    size_t mg_stamp_bytes;   /* 0: none kept */
+    real *mg_stamp_f[PF_MAX]; /* and the particle arrays then */
+    const int32_t *mg_stamp_cell, *mg_stamp_cell_start;
     mg_args *mg_ops_dev;     /* the same on the device: the small loops' operands for k_mg_block */
     int mg_ops_dev_cap;
     int64_t mg_block_max;    /* loops over at most this many elements run in one block together */

@@ -413,6 +413,7 @@ static int cycle_depth(const multigrid *mg, const int64_t *counts)
 int multigrid_setup(sim *s, multigrid *mg, sl_err *err)
 {
     int rc;
+    mg->setups++;
     if (mg->nlevels == 0) { /* the first set-up: the levels, and the cycle, whose reasons do not change */
         if ((rc = alloc_levels(s, mg, err)))
             return rc;
@@ -694,7 +695,15 @@ static int precondition(sim *s, const cg_problem *cg, precondition_ctx *pc)
     pc->cycle.mg = mg;
     pc->cycle.m = &m;
     pc->f = (precondition_fields){mg->diag, cg->r, cg->z, cg->q};
-    return mg->nranks > 1 ? precondition_loops(s, pc) : s->be->mg->replay(s, precondition_loops, pc);
+    if (mg->nranks > 1)
+        return precondition_loops(s, pc);
+    /* what the loops depend on here: the set-up, the fields, the particles (the arrays are the backend's) */
+    const struct {
+        long setups;
+        int64_t n;
+        precondition_fields f;
+    } stamp = {mg->setups, m.n, pc->f};
+    return s->be->mg->replay(s, precondition_loops, pc, &stamp, sizeof stamp);
 }
 
 int multigrid_precondition(sim *s, const cg_problem *cg, sl_err *err)

@@ -88,6 +88,8 @@ typedef struct multigrid {
     /* cell levels: level[0] aggregates the particles of each neighbour cell */
     int nlevels;           /* levels allocated and built at every set-up */
     int used;              /* levels the cycle runs (coarsest_listed), at most nlevels */
+    long setups;           /* set-ups so far: the levels and their shapes change only there (the
+                            * preconditioner's stamp for backend.mg.replay) */
     mg_grid level[MG_MAX_LEVELS];
     /* several processes (mg_ranks; set before the first set-up) */
     mg_ranks ranks;
