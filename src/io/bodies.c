@@ -5,6 +5,7 @@
 
 #include "core/floating.h"
 #include "core/sim.h"
+#include "schedule.h"
 
 #include <math.h>
 #include <string.h>
@@ -33,11 +34,11 @@ int io_bodies_after_step(void *ctx, sim *s, sl_err *err)
 {
     io_bodies *b = ctx;
     const floating *fl = s->floating;
-    if (!fl || !(s->t >= b->next_k * b->interval * (1 - 1e-12)))
+    if (!fl || !io_output_due(s->t, b->next_k, b->interval))
         return SL_OK;
     if (!b->f)
         SL_TRY(open_file(b, err));
-    b->next_k = (long)floor(s->t / b->interval + 1e-9) + 1;
+    b->next_k = io_index_after(s->t, b->interval);
     for (int k = 0; k < fl->n; ++k) {
         const rigid_body_state *st = &fl->state[k];
         fprintf(b->f, "%.9g,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,"

@@ -16,6 +16,7 @@
 
 #include "schemes/mps/mps.h"
 #include "physics/probe_sample.h"
+#include "schedule.h"
 #include "snapshot.h"
 
 #include <errno.h>
@@ -734,12 +735,6 @@ int io_probes_init(io_probes *pr, const scene *sc, const char *dir, int restart,
     return SL_OK;
 }
 
-/* The next row index after a row at time t. */
-static long next_after(double t, double interval)
-{
-    return (long)floor(t / interval + 1e-9) + 1;
-}
-
 /* Reads the whole file (malloc'd, NUL-terminated); NULL with errno set on failure. */
 static char *read_all(const char *path, size_t *len)
 {
@@ -782,7 +777,7 @@ static int resume_file(io_probes *pr, double t, const char *header, sl_err *err)
         double tr = strtod(row, &end);
         if (end == row || *end != ',' || !(tr < t))
             break;
-        pr->next_k = next_after(tr, pr->interval);
+        pr->next_k = io_index_after(tr, pr->interval);
         keep = (size_t)(nl + 1 - text);
         row = nl + 1;
     }
@@ -858,9 +853,9 @@ int io_probes_after_step(void *ctx, sim *s, sl_err *err)
     if (pr->fd < 0 && root)
         SL_TRY(open_file(pr, s, err));
     /* the root decides: only its next_k knows the rows a continued file already holds */
-    if (!domain_any(s, root && s->t >= pr->next_k * pr->interval * (1 - 1e-12)))
+    if (!domain_any(s, root && io_output_due(s->t, pr->next_k, pr->interval)))
         return SL_OK;
-    pr->next_k = next_after(s->t, pr->interval);
+    pr->next_k = io_index_after(s->t, pr->interval);
     SL_TRY(io_probes_sample(s, pr->values, err));
     return root ? append_row(pr, err) : SL_OK;
 }

@@ -5,6 +5,7 @@
 #include "io/checkpoint.h"
 #include "io/snapshot.h"
 #include "io/p2m_grid.h"
+#include "io/schedule.h"
 #include "parallel/domain.h"
 #include "progress.h"
 
@@ -142,7 +143,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     }
     snprintf(sum->checkpoint, sizeof sum->checkpoint, "%s/checkpoint.bin", dir);
     double interval = sc->out_interval;
-    long next_index = (long)floor(s->t / interval + 1e-9) + 1;
+    long next_index = io_index_after(s->t, interval);
     if (o->restart) {
         rc = io_checkpoint_read(o->restart, s, &series, &next_index, err);
         /* The checkpoint's next output counts the interval of the run that wrote it. A scene that
@@ -152,7 +153,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
          * that one, and kept (exact restart). */
         if (rc == SL_OK && !(next_index * interval > s->t * (1 + 1e-12) &&
                              (next_index - 1) * interval <= s->t * (1 + 1e-12)))
-            next_index = (long)floor(s->t / interval + 1e-9) + 1;
+            next_index = io_index_after(s->t, interval);
         if (rc == SL_OK && sc->grid.enabled)
             io_series_find_grids(&series); /* the earlier run may have written no /grid, or another */
         if (rc == SL_OK)
@@ -220,7 +221,7 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
         s->step++;
         s->t = (s->t + dt >= t_next * (1 - 1e-12)) ? t_next : s->t + dt;
         if (s->t >= t_next) {
-            if (s->t >= next_index * interval * (1 - 1e-12))
+            if (io_output_due(s->t, next_index, interval))
                 next_index++;
             rc = snapshot_write(&series, s, &sum->output_seconds, err);
             if (rc == SL_OK && sc->checkpoint_every > 0 && series.count % sc->checkpoint_every == 0)
