@@ -34,6 +34,9 @@ void io_probes_close(io_probes *pr);
 /* The header line (no newline) and the number of columns. */
 int io_probes_header(const scene *sc, char *buf, size_t len);
 
+/* The number of columns of a row. */
+int io_probes_columns(const scene *sc);
+
 /* Samples every column of a row at the current state, from the particles the backend picks near the
  * probes (backend.probe_particles) or else from the host arrays, which it brings up to date:
  * values[0] = time, values[1] = step, then pressures, levels, front, mass/energies, CG. A dry
