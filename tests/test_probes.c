@@ -290,6 +290,9 @@ static void test_sensor_key_errors(void **state)
                                                          "numerics.spacing), in m)"},
         {"offset = 0.5;", "probes.pressure[0].offset", "0.5 is out of range (accepted: 0..0.1"},
         {"offset = true;", "probes.pressure[0].offset", "expected a number"},
+        {"diameter = -0.01;", "probes.pressure[0].diameter", "-0.01 is out of range (accepted: 0..1 (100 "
+                                                             "numerics.spacing), in m"},
+        {"diameter = \"4 mm\";", "probes.pressure[0].diameter", "expected a number"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         char text[1024], want[160];
@@ -317,6 +320,144 @@ static void test_sensor_key_errors(void **state)
                                        "bad.cfg", &err),
                      SL_ERR_INPUT);
     assert_non_null(strstr(err.msg, "probes.gauges[0].normal': unknown key (accepted: name, at)"));
+}
+
+/* A sensor's face (diameter), in 2D against the still water of hydro_scene:
+ *   - its points: ceil(4 D / dp) of them, the centres of equal parts of the segment on the wall, each
+ *     h off it (to 1e-12 m: the arithmetic of a few sums);
+ *   - under water, on a wall at mid-depth, it reads rho g depth within 1% as the point does (the
+ *     pressure is linear along the face and the face is symmetric about its centre, so the mean of
+ *     the points' values is the centre's to within their own 1%);
+ *   - straddling the surface, it reads the mean over its points of the pressure where they are wet
+ *     and 0 where they are dry, each weighted by the disc's chord through it: the same number (to
+ *     1e-12 relative: the same sums, added in the same order) as from point sensors placed by hand
+ *     at those points, some of which are dry. */
+static void test_sensor_faces(void **state)
+{
+    (void)state;
+    const double dp = 0.005, h = 2.0 * dp, D = 0.04, rg = 1000.0 * 9.81, H = 0.2;
+    const int m = 32; /* ceil(4 D / dp) */
+    char text[4096];
+    int at = snprintf(text, sizeof text,
+                      "numerics = { spacing = 0.005; };\n"
+                      "geometry = ( { type = \"tank\"; min = [0.0, 0.0]; max = [0.3, 0.3]; layers = 3; },\n"
+                      "             { type = \"fluid\"; min = [0.0, 0.0]; max = [0.15, 0.2]; } );\n"
+                      "probes = { energy = false; pressure = (\n"
+                      "  { name = \"point\"; at = [0.0, 0.1]; },\n"
+                      "  { name = \"face\"; at = [0.0, 0.1]; diameter = %.17g; },\n"
+                      "  { name = \"edge\"; at = [0.0, 0.2]; diameter = %.17g; }",
+                      D, D);
+    for (int k = 0; k < m; ++k) /* the edge face's points, by hand */
+        at += snprintf(text + at, sizeof text - (size_t)at,
+                       ",\n  { name = \"e%d\"; at = [0.0, %.17g]; normal = [1, 0]; offset = %.17g; }", k,
+                       H - 0.5 * D + (k + 0.5) * D / m, h);
+    snprintf(text + at, sizeof text - (size_t)at, " ); };\n");
+    scene sc;
+    sim s;
+    open_sim(text, &sc, &s);
+    double pts[PROBE_FACE_POINTS_MAX][3];
+    assert_int_equal(io_probe_face_points(&sc, &sc.probes.pressure[1], pts, NULL), m);
+    for (int k = 0; k < m; ++k) {
+        double want_y = 0.1 - 0.5 * D + (k + 0.5) * D / m;
+        if (fabs(pts[k][0] - h) > 1e-12 || fabs(pts[k][1] - want_y) > 1e-12 || pts[k][2] != 0.0)
+            fail_msg("face point %d at [%g, %g, %g], expected [%g, %g, 0]", k, pts[k][0], pts[k][1], pts[k][2], h,
+                     want_y);
+    }
+    assert_int_equal(io_probe_face_points(&sc, &sc.probes.pressure[0], NULL, NULL), 1);
+    double v[2 + 3 + 32];
+    assert_int_equal(io_probes_sample(&s, v, NULL), 0);
+    double point = v[2], face = v[3], edge = v[4], want = rg * (H - 0.1);
+    if (!(fabs(point - want) <= 0.01 * want) || !(fabs(face - want) <= 0.01 * want))
+        fail_msg("under water: point %g Pa, face %g Pa, expected %g within 1%%", point, face, want);
+    double sum = 0.0, weights = 0.0;
+    int wet = 0;
+    for (int k = 0; k < m; ++k) {
+        double a = (k + 0.5) / m * 2.0 - 1.0, w = sqrt(1.0 - a * a); /* the disc's chord there */
+        weights += w;
+        if (!isnan(v[5 + k])) {
+            sum += w * v[5 + k];
+            ++wet;
+        }
+    }
+    if (!(wet > 0 && wet < m))
+        fail_msg("the edge face should straddle the surface: %d of %d points wet", wet, m);
+    if (!(fabs(edge - sum / weights) <= 1e-12 * fabs(sum / weights)) || !(edge > 0.0))
+        fail_msg("edge face %.17g Pa, expected the chord-weighted mean with the dry points as 0, %.17g", edge,
+                 sum / weights);
+    sim_free(&s);
+    scene_free(&sc);
+}
+
+/* A face in 3D: a disc on the tank's +x wall. Its points lie h off the wall, within D/2 of the
+ * sensor's centre line, centred on it (the grid is symmetric: to 1e-12 m), and cover the disc: their
+ * count is that of the grid's parts whose centres fall in it, pi/4 of the square's m^2 within 15% at
+ * m = 16 (the cap: 4 D / dp = 40 parts would exceed PROBE_FACE_POINTS_MAX). */
+static void test_sensor_face_disc(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "simulation = { dimension = 3; };\n"
+        "numerics = { spacing = 0.01; };\n"
+        "geometry = ( { type = \"tank\"; min = [0.0, 0.0, 0.0]; max = [1.0, 0.5, 0.5]; },\n"
+        "             { type = \"fluid\"; min = [0.6, 0.0, 0.0]; max = [1.0, 0.5, 0.3]; } );\n"
+        "probes = { pressure = ( { name = \"disc\"; at = [1.0, 0.25, 0.2]; diameter = 0.1; } ); };\n";
+    scene sc;
+    sl_err err;
+    if (scene_load_string(&sc, text, "disc.cfg", &err))
+        fail_msg("%s", err.msg);
+    double pts[PROBE_FACE_POINTS_MAX][3], c[3] = {0, 0, 0};
+    int n = io_probe_face_points(&sc, &sc.probes.pressure[0], pts, NULL);
+    assert_true(n > 0 && n <= PROBE_FACE_POINTS_MAX);
+    if (!(fabs(n - M_PI / 4 * 256) <= 0.15 * M_PI / 4 * 256))
+        fail_msg("%d points on the disc, expected about %g", n, M_PI / 4 * 256);
+    for (int k = 0; k < n; ++k) {
+        double r2 = (pts[k][1] - 0.25) * (pts[k][1] - 0.25) + (pts[k][2] - 0.2) * (pts[k][2] - 0.2);
+        if (fabs(pts[k][0] - (1.0 - 0.02)) > 1e-12 || r2 > 0.05 * 0.05)
+            fail_msg("disc point %d at [%g, %g, %g]: not h off the wall within the disc", k, pts[k][0], pts[k][1],
+                     pts[k][2]);
+        for (int a = 0; a < 3; ++a)
+            c[a] += pts[k][a] / n;
+    }
+    if (fabs(c[0] - 0.98) > 1e-12 || fabs(c[1] - 0.25) > 1e-12 || fabs(c[2] - 0.2) > 1e-12)
+        fail_msg("the disc's points centred at [%g, %g, %g], expected [0.98, 0.25, 0.2]", c[0], c[1], c[2]);
+    scene_free(&sc);
+}
+
+/* A face needs a wall and must stay on it: a sensor with a diameter and no wall within 2 spacings,
+ * or whose face reaches below the floor, is refused when the probes are set up, with the file, the
+ * item's line, the key and what is accepted. */
+static void test_sensor_face_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *item, *msg;
+    } cases[] = {
+        {"at = [0.15, 0.15]; diameter = 0.01;", "sensor 'P' has a face 0.01 m across but no wall to lie on"},
+        {"at = [0.0, 0.005]; diameter = 0.02;",
+         "sensor 'P''s face, 0.02 m across, reaches past the edge of its wall (axis y from 0 to 0.3 m; "
+         "accepted: a face within the wall, at most 0.01 m across here)"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "numerics = { spacing = 0.01; };\n"
+                 "geometry = ( { type = \"tank\"; min = [0.0, 0.0]; max = [0.3, 0.3]; },\n"
+                 "             { type = \"fluid\"; min = [0.0, 0.0]; max = [0.1, 0.1]; } );\n"
+                 "probes = { pressure = (\n"
+                 "  { name = \"P\"; %s } ); };\n",
+                 cases[k].item);
+        scene sc;
+        sl_err err;
+        if (scene_load_string(&sc, text, "face.cfg", &err))
+            fail_msg("%s", err.msg);
+        io_probes pr;
+        assert_int_equal(io_probes_init(&pr, &sc, "/tmp", 0, &err), SL_ERR_INPUT);
+        static const char where[] = "face.cfg:5: key 'probes.pressure[0].diameter': ";
+        if (strncmp(err.msg, where, strlen(where)) != 0 ||
+            !strstr(err.msg, cases[k].msg))
+            fail_msg("%s: got \"%s\"", cases[k].item, err.msg);
+        scene_free(&sc);
+    }
 }
 
 /* The dam break that makes the rows of the restart test. */
@@ -526,13 +667,12 @@ static double reference_level(const sim *s, const double at[2])
     return NAN;
 }
 
-/* The pressure at a sensor by the definition, every fluid particle in particle order. */
-static double reference_pressure(const sim *s, const scene_probe_point *pt)
+/* The Shepard quotient at q by the definition, every fluid particle in particle order; NaN: dry. */
+static double reference_at(const sim *s, const double q[3])
 {
     const scene *sc = s->sc;
     const particles *p = &s->p;
-    double q[3], h = sc->h_factor * sc->dp, sw = 0.0, swp = 0.0;
-    io_probe_sample_point(sc, pt, q);
+    double h = sc->h_factor * sc->dp, sw = 0.0, swp = 0.0;
     real norm = (real)sph_kernel_norm(sc->kernel, sc->dim, h), inv_h = (real)(1.0 / h), r2 = (real)(4.0 * h * h);
     for (size_t i = 0; i < p->n; ++i)
         if (p->type[i] == PT_FLUID)
@@ -542,11 +682,78 @@ static double reference_pressure(const sim *s, const scene_probe_point *pt)
     return probe_pressure_value(sw, swp);
 }
 
+/* The pressure at a sensor by the definition: over its face points the weighted mean of the wet
+ * points' values, the dry ones counted as 0; NaN when none is wet. */
+static double reference_pressure(const sim *s, const scene_probe_point *pt)
+{
+    double q[PROBE_FACE_POINTS_MAX][3], w[PROBE_FACE_POINTS_MAX], sum = 0.0, weights = 0.0;
+    int n = io_probe_face_points(s->sc, pt, q, w), wet = 0;
+    for (int k = 0; k < n; ++k) {
+        double v = reference_at(s, q[k]);
+        weights += w[k];
+        if (!isnan(v)) {
+            sum += w[k] * v;
+            wet = 1;
+        }
+    }
+    return wet ? sum / weights : NAN;
+}
+
+/* A backend that picks the probes' particles as the CUDA backend does (backend.probe_particles: the
+ * particles some region holds, in particle order, and the fluid's totals over all), here on the host
+ * arrays: a row sampled through it must be the host path's to the bit, whatever the sensors' faces
+ * (a region that misses a particle some sum reads changes that sum). */
+static struct {
+    real *f[5];
+    uint8_t *type;
+} picked_store;
+
+static int pick_on_host(sim *s, const probe_regions *req, particles *out, probe_totals *tot, int *picked,
+                        sl_err *err)
+{
+    (void)err;
+    const particles *p = &s->p;
+    int dim = s->sc->dim;
+    for (int k = 0; k < 5; ++k)
+        picked_store.f[k] = realloc(picked_store.f[k], (p->n + 1) * sizeof(real));
+    picked_store.type = realloc(picked_store.type, p->n + 1);
+    const int fields[5] = {PF_X, PF_Y, PF_Z, PF_RHO, PF_P};
+    size_t m = 0;
+    *tot = (probe_totals){-INFINITY, 0.0, 0.0, 0.0};
+    for (size_t i = 0; i < p->n; ++i) {
+        real x = p->f[PF_X][i], y = p->f[PF_Y][i], z = dim == 3 ? p->f[PF_Z][i] : R(0.0);
+        if (p->type[i] == PT_FLUID) {
+            real xv[3] = {x, y, z};
+            tot->nfluid += 1.0;
+            if (req->front_sign)
+                probe_front_add(xv[req->front_axis], req->front_sign, req->dp, &tot->front);
+            if (req->energy)
+                probe_energy_add(req->mass, p->f[PF_VX][i], p->f[PF_VY][i], dim == 3 ? p->f[PF_VZ][i] : R(0.0), x,
+                                 y, z, req->g, &tot->ke, &tot->pe);
+        }
+        if (!probe_regions_hold(req, x, y, z))
+            continue;
+        for (int k = 0; k < 5; ++k)
+            picked_store.f[k][m] = fields[k] == PF_Z && dim != 3 ? R(0.0) : p->f[fields[k]][i];
+        picked_store.type[m++] = p->type[i];
+    }
+    memset(out, 0, sizeof *out);
+    out->n = out->cap = m;
+    out->nfields = PF_CORE;
+    for (int k = 0; k < 5; ++k)
+        out->f[fields[k]] = picked_store.f[k];
+    out->type = picked_store.type;
+    *picked = 1;
+    return SL_OK;
+}
+
 /* Water 0.12 m deep (dp = 0.01 m) whose particles are moved by up to 0.15 spacings along each axis
  * and whose density (+-1%) and pressure (+-50 Pa) are disturbed, so that no sum is a lattice's, with
- * gauges in the middle, beside a wall, over the dry half and sensors on the walls, the floor and in
- * the air, in 2D and 3D: the row sampled on 2, 3, 4 and 7 threads is the one thread's to the bit
- * (memcmp); every level and pressure is the definition's (docs/output.md) computed here by brute
+ * gauges in the middle, beside a wall, over the dry half and sensors on the walls, the floor, in
+ * the air and one with a face 8 spacings across straddling the surface, in 2D and 3D: the row
+ * sampled on 2, 3, 4 and 7 threads is the one thread's to the bit (memcmp), and so is the row from
+ * the particles picked by the probes' regions (pick_on_host: a region too small for the face fails
+ * it); every level and pressure is the definition's (docs/output.md) computed here by brute
  * force within 1e-9 m and 1e-9 relative (the same terms summed in another order); the level in the
  * middle is the depth within half a spacing (the disturbed surface), beside the wall within a
  * spacing; the gauge over the dry half is dry. The gauges' scans span 5 to 7 blocks of heights,
@@ -563,7 +770,8 @@ static void test_threads_bit_identical(void **state)
                      "             { type = \"fluid\"; min = [0.0, 0.0]; max = [0.2, 0.12]; } );\n"
                      "probes = { pressure = ( { name = \"side\"; at = [0.0, 0.05]; }, { name = \"low\"; at = [0.0, 0.01]; },\n"
                      "                        { name = \"floor\"; at = [0.1, 0.0]; }, { name = \"mid\"; at = [0.1, 0.06]; },\n"
-                     "                        { name = \"air\"; at = [0.3, 0.2]; } );\n"
+                     "                        { name = \"air\"; at = [0.3, 0.2]; },\n"
+                     "                        { name = \"face\"; at = [0.0, 0.08]; diameter = 0.08; } );\n"
                      "           gauges = ( { name = \"H\"; at = 0.1; }, { name = \"wall\"; at = 0.005; },\n"
                      "                      { name = \"dry\"; at = 0.35; } ); };\n");
         else
@@ -576,7 +784,8 @@ static void test_threads_bit_identical(void **state)
                      "                        { name = \"low\"; at = [0.0, 0.05, 0.01]; },\n"
                      "                        { name = \"floor\"; at = [0.1, 0.05, 0.0]; },\n"
                      "                        { name = \"mid\"; at = [0.1, 0.05, 0.06]; },\n"
-                     "                        { name = \"air\"; at = [0.3, 0.05, 0.2]; } );\n"
+                     "                        { name = \"air\"; at = [0.3, 0.05, 0.2]; },\n"
+                     "                        { name = \"face\"; at = [0.0, 0.05, 0.08]; diameter = 0.08; } );\n"
                      "           gauges = ( { name = \"H\"; at = [0.1, 0.05]; }, { name = \"wall\"; at = [0.005, 0.05]; },\n"
                      "                      { name = \"dry\"; at = [0.35, 0.05]; } ); };\n");
         scene sc;
@@ -595,7 +804,7 @@ static void test_threads_bit_identical(void **state)
         }
         char header[512];
         int ncols = io_probes_header(&sc, header, sizeof header);
-        assert_int_equal(ncols, 2 + 5 + 3 + 3); /* and the fluid's mass and energies */
+        assert_int_equal(ncols, 2 + 6 + 3 + 3); /* and the fluid's mass and energies */
         double one[16], many[16];
         int threads = 1;
 #ifdef _OPENMP
@@ -616,22 +825,35 @@ static void test_threads_bit_identical(void **state)
 #ifdef _OPENMP
         omp_set_num_threads(threads);
 #endif
-        for (int k = 0; k < 5; ++k) { /* sensors: columns 2..6 */
+        backend picking = *s.be; /* the particles picked by regions, as on a device */
+        picking.probe_particles = pick_on_host;
+        const backend *host = s.be;
+        s.be = &picking;
+        memset(many, 0xA5, sizeof many);
+        assert_int_equal(io_probes_sample(&s, many, NULL), 0);
+        s.be = host;
+        for (int c = 0; c < ncols; ++c)
+            if (memcmp(&one[c], &many[c], sizeof *one) != 0)
+                fail_msg("%dD: column %d from the picked particles %.17g, from all of them %.17g", dim, c, many[c],
+                         one[c]);
+        for (int k = 0; k < 6; ++k) { /* sensors: columns 2..7 */
             double want = reference_pressure(&s, &sc.probes.pressure[k]), got = one[2 + k];
             if (!(isnan(want) && isnan(got)) && !(fabs(got - want) <= 1e-9 * fabs(want)))
                 fail_msg("%dD: sensor %s %.17g Pa, by the definition %.17g", dim, sc.probes.pressure[k].name, got, want);
         }
         assert_true(isnan(one[6]) && !isnan(one[2]) && !isnan(one[5])); /* air dry; side, mid wet */
-        for (int g = 0; g < 3; ++g) { /* gauges: columns 7..9 */
-            double want = reference_level(&s, sc.probes.gauges[g].at), got = one[7 + g];
+        if (!(one[7] > 0.0) || !(one[7] < one[2])) /* the face (0.04..0.12 m) half above the water */
+            fail_msg("%dD: the face straddling the surface reads %g Pa (side %g)", dim, one[7], one[2]);
+        for (int g = 0; g < 3; ++g) { /* gauges: columns 8..10 */
+            double want = reference_level(&s, sc.probes.gauges[g].at), got = one[8 + g];
             if (!(isnan(want) && isnan(got)) && !(fabs(got - want) <= 1e-9))
                 fail_msg("%dD: gauge %s %.17g m, by the definition %.17g", dim, sc.probes.gauges[g].name, got, want);
         }
-        if (!(fabs(one[7] - depth) <= 0.5 * dp))
-            fail_msg("%dD: level %g m, expected %g", dim, one[7], depth);
-        if (!(fabs(one[8] - depth) <= dp))
-            fail_msg("%dD: level beside the wall %g m, expected %g", dim, one[8], depth);
-        assert_true(isnan(one[9]));
+        if (!(fabs(one[8] - depth) <= 0.5 * dp))
+            fail_msg("%dD: level %g m, expected %g", dim, one[8], depth);
+        if (!(fabs(one[9] - depth) <= dp))
+            fail_msg("%dD: level beside the wall %g m, expected %g", dim, one[9], depth);
+        assert_true(isnan(one[10]));
         sim_free(&s);
         scene_free(&sc);
     }
@@ -646,6 +868,9 @@ int main(void)
         cmocka_unit_test(test_sample_points),
         cmocka_unit_test(test_gauge_ignores_droplet_and_sheet),
         cmocka_unit_test(test_sensor_key_errors),
+        cmocka_unit_test(test_sensor_faces),
+        cmocka_unit_test(test_sensor_face_disc),
+        cmocka_unit_test(test_sensor_face_errors),
         cmocka_unit_test(test_dry_is_empty_field),
         cmocka_unit_test(test_restart_continues_rows),
         cmocka_unit_test(test_threads_bit_identical),

@@ -171,6 +171,7 @@ typedef struct scene_probe_point {
     double normal[3];                /* pressure: unit wall normal into the fluid; all 0: inferred from the boxes */
     double offset;                   /* pressure: m along the normal to the sampled point, when offset_set */
     int offset_set;                  /* 0: the scheme's default offset (io/probes.c) */
+    double diameter;                 /* pressure: m across the sensor's face on its wall; 0: a point */
     int line;                        /* of the item in the scene file */
 } scene_probe_point;
 

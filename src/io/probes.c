@@ -68,111 +68,6 @@ int io_probes_header(const scene *sc, char *buf, size_t len)
     return io_probes_columns(sc);
 }
 
-/* ---- where a pressure sensor samples ------------------------------------------------------ */
-
-/* A box face nearer than this to a sensor is the wall it sits on (the fluid stands up to ~1.5
- * spacings off a wall; within 2 spacings the kernel at the point itself can starve). */
-#define WALL_NEAR_SPACINGS 2.0
-
-/* A face of a tank or obstacle box. */
-typedef struct box_face {
-    const scene_geom *gm;
-    int axis;
-    double plane;    /* the face's coordinate along axis */
-    double to_fluid; /* +1 or -1: along axis from the face to the fluid (into a tank, out of an obstacle) */
-} box_face;
-
-/* The faces of the tanks and obstacle boxes one per call, from *cursor = 0 on: in file order, each
- * box's in the order -x, +x, -y, +y, -z, +z; an open tank has no roof face. 0 after the last. */
-static int next_box_face(const scene *sc, int *cursor, box_face *f)
-{
-    int dim = sc->dim, up = dim - 1;
-    for (; *cursor < 6 * sc->ngeom; ++*cursor) {
-        int k = *cursor / 6, a = *cursor % 6 / 2, side = *cursor % 2;
-        const scene_geom *gm = &sc->geom[k];
-        if (a >= dim || (gm->kind != GEOM_TANK && gm->kind != GEOM_OBSTACLE) ||
-            (gm->kind == GEOM_TANK && a == up && side == 1 && !gm->closed_top))
-            continue;
-        double outward = side ? 1.0 : -1.0; /* the face's normal out of the box */
-        *f = (box_face){gm, a, side ? gm->max[a] : gm->min[a], gm->kind == GEOM_TANK ? -outward : outward};
-        ++*cursor;
-        return 1;
-    }
-    return 0;
-}
-
-/* The face of a tank or obstacle box nearest to `at` within WALL_NEAR_SPACINGS spacings: its normal
- * pointing to the fluid side (into a tank, out of an obstacle) into n; 0 when no face is that near.
- * Ties go to the first face in next_box_face's order: the answer depends on the scene alone. */
-int io_probe_wall_normal(const scene *sc, const double at[3], double n[3])
-{
-    int found = 0, cursor = 0;
-    double best = WALL_NEAR_SPACINGS * sc->dp;
-    best *= best;
-    box_face f;
-    while (next_box_face(sc, &cursor, &f)) {
-        double d2 = (at[f.axis] - f.plane) * (at[f.axis] - f.plane);
-        for (int b = 0; b < sc->dim; ++b) { /* distance to the face's rectangle, not its plane */
-            double out = b == f.axis ? 0.0 : fmax(fmax(f.gm->min[b] - at[b], at[b] - f.gm->max[b]), 0.0);
-            d2 += out * out;
-        }
-        if (d2 <= best && !(found && d2 == best)) {
-            best = d2;
-            found = 1;
-            memset(n, 0, 3 * sizeof *n);
-            n[f.axis] = f.to_fluid;
-        }
-    }
-    return found;
-}
-
-/* The offset along the wall normal: half the scheme's interaction radius, i.e. the smoothing length
- * h = h_factor dp of WCSPH (support 2h; DualSPHysics' gauges sit h off the wall) and its MPS
- * counterpart re_density dp / 2 (MPS particles interact within re). At that distance the probe's
- * kernel reaches past the repelled first layer into the bulk of the water. */
-double io_probe_default_offset(const scene *sc)
-{
-    return strcmp(sc->method, "wcsph") == 0 ? sc->h_factor * sc->dp : 0.5 * sc->mps.re_density * sc->dp;
-}
-
-/* A corner: q, already d off its own wall (normal n), is pushed to d off every other box face it lies
- * over closer than d, along that face's normal (twice over, for a corner of three faces). Near a
- * corner the wall particles hold the water off both walls (dynamic boundaries by about 2 spacings),
- * so a point d off one wall only can sit in the other's gap, dry while water covers the sensor
- * (SPHERIC Test 2's P1, 21 mm above the floor on the box's face, at 27.5 mm spacing). A face counts
- * where q lies over it: on its fluid side, within its rectangle along the other axes. */
-static void clear_other_walls(const scene *sc, const double n[3], double d, double q[3])
-{
-    for (int pass = 0; pass < 2; ++pass) {
-        int cursor = 0;
-        box_face f;
-        while (next_box_face(sc, &cursor, &f)) {
-            if (f.to_fluid == n[f.axis])
-                continue; /* the sensor's own wall, or one facing the same way */
-            double off = (q[f.axis] - f.plane) * f.to_fluid;
-            int over = off >= 0.0 && off < d;
-            for (int b = 0; b < sc->dim && over; ++b)
-                over = b == f.axis || (q[b] >= f.gm->min[b] && q[b] <= f.gm->max[b]);
-            if (over)
-                q[f.axis] = f.plane + f.to_fluid * d;
-        }
-    }
-}
-
-void io_probe_sample_point(const scene *sc, const scene_probe_point *pt, double q[3])
-{
-    double n[3] = {pt->normal[0], pt->normal[1], pt->normal[2]};
-    int given = n[0] != 0 || n[1] != 0 || n[2] != 0;
-    int has_normal = given || io_probe_wall_normal(sc, pt->at, n);
-    double d = pt->offset_set ? pt->offset : io_probe_default_offset(sc);
-    for (int a = 0; a < 3; ++a)
-        q[a] = pt->at[a] + (has_normal ? d * n[a] : 0.0);
-    if (has_normal && !given) /* a given normal places the point as the user says */
-        clear_other_walls(sc, n, d, q);
-    if (sc->dim == 2)
-        q[2] = 0.0;
-}
-
 /* ---- particles binned by cells as wide as the probe kernel's support ----------------------- */
 
 /* Built once per row: every probe then reads the few cells around it. Not the simulation's grid:
@@ -214,17 +109,17 @@ static void bins_free(probe_bins *b)
 /* Fewer particles than this are binned on one thread (the device's picks: a few thousand). */
 #define BINS_PARALLEL_MIN 32768
 
-static int bins_build(probe_bins *b, const sim *s, const particles *p, double support)
+static int bins_build(probe_bins *b, const probe_view *v, const particles *p, double support)
 {
     memset(b, 0, sizeof *b);
-    b->dim = s->sc->dim;
+    b->dim = v->sc->dim;
     b->width = support;
     for (;;) { /* coarser cells rather than more cells than particles (a huge, nearly empty box) */
         b->ncells = 1;
         for (int a = 0; a < 3; ++a) {
-            b->origin[a] = s->domain_min[a];
-            double ext = s->domain_max[a] - s->domain_min[a];
-            b->n[a] = a < s->sc->dim && ext > 0 ? (int64_t)ceil(ext / b->width) + 1 : 1;
+            b->origin[a] = v->domain_min[a];
+            double ext = v->domain_max[a] - v->domain_min[a];
+            b->n[a] = a < v->sc->dim && ext > 0 ? (int64_t)ceil(ext / b->width) + 1 : 1;
             b->ncells *= b->n[a];
         }
         if (b->ncells <= (int64_t)(4 * p->n) + 4096)
@@ -243,7 +138,7 @@ static int bins_build(probe_bins *b, const sim *s, const particles *p, double su
      * the CPU backend's rows bin every particle); the stable counting sort that follows is serial. */
     #pragma omp parallel for schedule(static) if (p->n >= BINS_PARALLEL_MIN)
     for (size_t i = 0; i < p->n; ++i) {
-        double x[3] = {p->f[PF_X][i], p->f[PF_Y][i], s->sc->dim == 3 ? p->f[PF_Z][i] : 0.0};
+        double x[3] = {p->f[PF_X][i], p->f[PF_Y][i], v->sc->dim == 3 ? p->f[PF_Z][i] : 0.0};
         cell[i] = (int32_t)bin_cell(b, x);
     }
     for (size_t i = 0; i < p->n; ++i) /* stable counting sort by cell */
@@ -293,25 +188,44 @@ static void bins_range(const probe_bins *b, const double x[3], double r, int dim
 /* ---- pressure sensors ----------------------------------------------------------------------- */
 
 /* Shepard sums of the fluid particles around q: sw = sum W V, swp = sum W V p. */
-static void sensor_sums(const sim *s, const particles *p, const probe_bins *b, const double q[3], double *sw,
+static void sensor_sums(const probe_view *v, const particles *p, const probe_bins *b, const double q[3], double *sw,
                         double *swp)
 {
-    const scene *sc = s->sc;
+    const scene *sc = v->sc;
     int dim = sc->dim;
     double h = sc->h_factor * sc->dp;
     real norm = (real)sph_kernel_norm(sc->kernel, dim, h), inv_h = (real)(1.0 / h), r2 = (real)(4.0 * h * h);
     int64_t lo[3], hi[3];
-    bins_range(b, q, 2.0 * h, dim, s->P.periodic.axes, lo, hi);
+    bins_range(b, q, 2.0 * h, dim, v->periodic.axes, lo, hi);
     *sw = *swp = 0.0;
     BINS_FOR_EACH(b, lo, hi, e, {
         if (p->type[e] != PT_FLUID)
             continue;
         real d[3] = {(real)(q[0] - p->f[PF_X][e]), (real)(q[1] - p->f[PF_Y][e]),
                      dim == 3 ? (real)(q[2] - p->f[PF_Z][e]) : R(0.0)};
-        periodic_fold(&s->P.periodic, &d[0], &d[1], &d[2]);
-        probe_pressure_add(sc->kernel, norm, inv_h, r2, d[0], d[1], d[2], s->P.mass, p->f[PF_RHO][e], p->f[PF_P][e],
+        periodic_fold(&v->periodic, &d[0], &d[1], &d[2]);
+        probe_pressure_add(sc->kernel, norm, inv_h, r2, d[0], d[1], d[2], v->mass, p->f[PF_RHO][e], p->f[PF_P][e],
                            sw, swp);
     });
+}
+
+/* A sensor's reading from the Shepard sums (sw, swp) at its m points of weights w: the weighted mean
+ * over its face of the pressure where the water touches it and 0, the air's gauge pressure, where it
+ * does not, as a membrane averages what presses on it; NaN (dry) when no point is wet. One point:
+ * its value. */
+static double face_pressure(const double *sums, const double *w, int m)
+{
+    double total = 0.0, weights = 0.0;
+    int wet = 0;
+    for (int e = 0; e < m; ++e) {
+        double v = probe_pressure_value(sums[2 * e], sums[2 * e + 1]);
+        weights += w[e];
+        if (!isnan(v)) {
+            total += w[e] * v;
+            wet = 1;
+        }
+    }
+    return wet ? (m == 1 ? total : total / weights) : (double)NAN;
 }
 
 /* ---- level gauges ----------------------------------------------------------------------------- */
@@ -342,30 +256,30 @@ typedef struct column_particle {
 
 /* Whether particle e is within the kernel's support of the vertical through `at` (a fluid particle
  * also needs a density to have a volume); its part in *cp. */
-static int column_member(const sim *s, const particles *p, int32_t e, const double at[2], double support,
+static int column_member(const probe_view *v, const particles *p, int32_t e, const double at[2], double support,
                          column_particle *cp)
 {
-    int dim = s->sc->dim, up = dim - 1;
+    int dim = v->sc->dim, up = dim - 1;
     real d[3] = {(real)(at[0] - p->f[PF_X][e]), dim == 3 ? (real)(at[1] - p->f[PF_Y][e]) : R(0.0), R(0.0)};
-    periodic_fold(&s->P.periodic, &d[0], &d[1], &d[2]); /* horizontal axes only: z stays 0 */
+    periodic_fold(&v->periodic, &d[0], &d[1], &d[2]); /* horizontal axes only: z stays 0 */
     double dx = d[0], dy = d[1];
     double r2 = dx * dx + dy * dy, rho = p->f[PF_RHO][e];
     int fluid = p->type[e] == PT_FLUID;
     if (!(r2 < support * support) || (fluid && !(rho > 0)))
         return 0;
-    double solid_vol = dim == 3 ? s->sc->dp * s->sc->dp * s->sc->dp : s->sc->dp * s->sc->dp;
-    *cp = (column_particle){p->f[up == 2 ? PF_Z : PF_Y][e], r2, fluid ? (double)s->P.mass / rho : solid_vol,
+    double solid_vol = dim == 3 ? v->sc->dp * v->sc->dp * v->sc->dp : v->sc->dp * v->sc->dp;
+    *cp = (column_particle){p->f[up == 2 ? PF_Z : PF_Y][e], r2, fluid ? (double)v->mass / rho : solid_vol,
                             sqrt(support * support - r2), 1, 0, fluid};
     return 1;
 }
 
 /* The bins of the column: those within the support of the vertical, every height. */
-static void column_range(const sim *s, const probe_bins *b, const double at[2], double support, int64_t lo[3],
+static void column_range(const probe_view *v, const probe_bins *b, const double at[2], double support, int64_t lo[3],
                          int64_t hi[3])
 {
-    int dim = s->sc->dim, up = dim - 1;
+    int dim = v->sc->dim, up = dim - 1;
     double xq[3] = {at[0], dim == 3 ? at[1] : 0.0, 0.0};
-    bins_range(b, xq, support, dim, s->P.periodic.axes, lo, hi);
+    bins_range(b, xq, support, dim, v->periodic.axes, lo, hi);
     lo[up] = 0;
     hi[up] = b->n[up] - 1;
 }
@@ -378,19 +292,19 @@ typedef struct gauge_column {
 } gauge_column;
 
 /* Gathers the column of the vertical through `at`; -1: out of memory. */
-static int gauge_collect(const sim *s, const particles *p, const probe_bins *b, const double at[2],
+static int gauge_collect(const probe_view *v, const particles *p, const probe_bins *b, const double at[2],
                          gauge_column *col)
 {
-    double h = s->sc->h_factor * s->sc->dp, support = 2.0 * h;
+    double h = v->sc->h_factor * v->sc->dp, support = 2.0 * h;
     int64_t lo[3], hi[3];
-    column_range(s, b, at, support, lo, hi);
+    column_range(v, b, at, support, lo, hi);
     size_t room = 0; /* the binned particles there: at least the column's */
     BINS_FOR_EACH(b, lo, hi, e, { (void)e; ++room; });
     column_particle *cp = malloc((room ? room : 1) * sizeof *cp);
     size_t n = 0; /* counted here, not in *col: the other gauges' columns, beside it, are other threads' */
     if (!cp)
         return -1;
-    BINS_FOR_EACH(b, lo, hi, e, { n += column_member(s, p, e, at, support, &cp[n]); });
+    BINS_FOR_EACH(b, lo, hi, e, { n += column_member(v, p, e, at, support, &cp[n]); });
     *col = (gauge_column){cp, n};
     return 0;
 }
@@ -444,10 +358,10 @@ static void gauge_spans(const gauge_heights *gh, gauge_column *col)
  * ss[k] (added to what is there). Each height adds its particles in the column's order whatever the
  * blocks, so the sums do not depend on the thread count. They add up in the task's own array and are
  * stored once: the blocks beside it, on other threads, may share the cache lines at its ends. */
-static void gauge_sums(const sim *s, const gauge_column *col, const gauge_heights *gh, int64_t k0, int64_t k1,
+static void gauge_sums(const probe_view *v, const gauge_column *col, const gauge_heights *gh, int64_t k0, int64_t k1,
                        double *sf, double *ss)
 {
-    const scene *sc = s->sc;
+    const scene *sc = v->sc;
     double h = sc->h_factor * sc->dp, zstart = gh->zstart, ds = gh->ds;
     real norm = (real)sph_kernel_norm(sc->kernel, sc->dim, h), inv_h = (real)(1.0 / h);
     double acc[2][GAUGE_BLOCK]; /* [solid, fluid][k - k0] */
@@ -527,9 +441,20 @@ static void probe_reach(const sim *s, probe_regions *q)
     q->periodic = s->P.periodic;
     double r = 2.0 * sc->h_factor * sc->dp * 1.001;
     for (int k = 0; k < pr->npressure; ++k) {
-        double at[3];
-        io_probe_sample_point(sc, &pr->pressure[k], at);
-        q->region[q->count++] = (probe_region){{(real)at[0], (real)at[1], (real)at[2]}, (real)(r * r), 0};
+        /* a ball around the sensor's points: their mean, out to the farthest one plus the kernel */
+        double pts[PROBE_FACE_POINTS_MAX][3], at[3] = {0, 0, 0}, far2 = 0.0;
+        int m = io_probe_face_points(sc, &pr->pressure[k], pts, NULL);
+        for (int e = 0; e < m; ++e)
+            for (int a = 0; a < 3; ++a)
+                at[a] += pts[e][a] / m;
+        for (int e = 0; e < m; ++e) {
+            double d2 = 0.0;
+            for (int a = 0; a < 3; ++a)
+                d2 += (pts[e][a] - at[a]) * (pts[e][a] - at[a]);
+            far2 = fmax(far2, d2);
+        }
+        double rk = r + sqrt(far2) * 1.001;
+        q->region[q->count++] = (probe_region){{(real)at[0], (real)at[1], (real)at[2]}, (real)(rk * rk), 0};
     }
     for (int g = 0; g < pr->ngauges; ++g) {
         const double *at = pr->gauges[g].at; /* the horizontal coordinates */
@@ -549,20 +474,46 @@ static void probe_reach(const sim *s, probe_regions *q)
 
 /* The particles a row reads and the fluid's totals: picked by the backend where it keeps the
  * particles (backend.probe_particles), else the host arrays, brought up to date. */
-static int row_particles(sim *s, const probe_regions *q, particles *picked, const particles **p, probe_totals *tot,
-                         sl_err *err)
+static int row_particles(sim *s, io_probe_row *row, sl_err *err)
 {
     int done = 0;
     if (s->be && s->be->probe_particles)
-        SL_TRY(s->be->probe_particles(s, q, picked, tot, &done, err));
-    if (done) {
-        *p = picked;
+        SL_TRY(s->be->probe_particles(s, &row->q, &row->picked, &row->tot, &done, err));
+    row->from_backend = done;
+    if (done)
         return SL_OK;
-    }
     sim_sync_host(s); /* this rank's particles (a backend without the hook, or nothing on its device yet) */
-    *p = &s->p;
-    fluid_totals(s, q, tot);
+    row->p = &s->p;
+    fluid_totals(s, &row->q, &row->tot);
     return SL_OK;
+}
+
+int io_probes_gather(sim *s, io_probe_row *row, sl_err *err)
+{
+    memset(row, 0, sizeof *row);
+    probe_view *v = &row->view;
+    v->sc = s->sc;
+    v->mass = s->P.mass;
+    v->periodic = s->P.periodic;
+    memcpy(v->domain_min, s->domain_min, sizeof v->domain_min);
+    memcpy(v->domain_max, s->domain_max, sizeof v->domain_max);
+    v->t = s->t;
+    v->step = s->step;
+    row->cg[0] = row->cg[1] = NAN;
+    mps_stats st;
+    if (has_cg(s->sc) && mps_get_stats(s, &st) == 0) { /* the solve's own numbers, the same on every rank */
+        row->cg[0] = st.cg_last_iterations;
+        row->cg[1] = st.cg_last_residual;
+    }
+    probe_reach(s, &row->q);
+    return row_particles(s, row, err);
+}
+
+int io_probes_sample(sim *s, double *values, sl_err *err)
+{
+    io_probe_row row;
+    SL_TRY(io_probes_gather(s, &row, err));
+    return io_probes_compute(s, &row, values, err);
 }
 
 /* A row is sampled in three collective phases that every rank runs on its own particles (after a
@@ -572,28 +523,25 @@ static int row_particles(sim *s, const probe_regions *q, particles *picked, cons
  *   2. local sums: each sensor's Shepard sums, the fluid count and energies, each gauge's kernel sums
  *      at the heights the extents give; domain_sum_to_root;
  *   3. on the root: the sensors' quotients and dry rule, the gauges' scans, the columns. */
-int io_probes_sample(sim *s, double *values, sl_err *err)
+int io_probes_compute(sim *s, const io_probe_row *row, double *values, sl_err *err)
 {
-    const scene *sc = s->sc;
+    const probe_view *v = &row->view;
+    const scene *sc = v->sc;
     const scene_probes *pr = &sc->probes;
     int ng = pr->ngauges, np = pr->npressure;
-    probe_regions q;
-    probe_reach(s, &q);
-    particles picked;
-    const particles *p;
-    probe_totals tot;
-    SL_TRY(row_particles(s, &q, &picked, &p, &tot, err));
+    const particles *p = row->from_backend ? &row->picked : row->p;
+    probe_totals tot = row->tot;
     /* Pressure sensors and gauges read the particles near them through bins built for this row. */
     probe_bins b;
     int binned = np || ng;
-    if (binned && bins_build(&b, s, p, 2.0 * sc->h_factor * sc->dp))
+    if (binned && bins_build(&b, v, p, 2.0 * sc->h_factor * sc->dp))
         return sl_fail(err, SL_ERR_RUNTIME, "probes: out of memory binning %zu particles", p->n);
     /* Each gauge's column, gathered from the bins once for both phases (a gauge a thread). */
     gauge_column col[SCENE_PROBES_MAX] = {{0}};
     int short_of_memory = 0;
     #pragma omp parallel for schedule(dynamic, 1) reduction(| : short_of_memory) if (ng > 1)
     for (int g = 0; g < ng; ++g)
-        short_of_memory |= gauge_collect(s, p, &b, pr->gauges[g].at, &col[g]) != 0;
+        short_of_memory |= gauge_collect(v, p, &b, pr->gauges[g].at, &col[g]) != 0;
     if (short_of_memory) {
         for (int g = 0; g < ng; ++g)
             free(col[g].cp);
@@ -611,9 +559,20 @@ int io_probes_sample(sim *s, double *values, sl_err *err)
     }
     int rc = domain_max(s, most, 1 + 2 * ng, err);
 
-    /* 2: sums. sum = [sw, swp of each sensor, nfluid, ke, pe, sf then ss of each gauge] */
+    /* 2: sums. sum = [sw, swp at each point of each sensor, nfluid, ke, pe, sf then ss of each gauge];
+     * sensor k's points are face[k] .. face[k + 1] of `point` */
+    int face[SCENE_PROBES_MAX + 1];
+    face[0] = 0;
+    for (int k = 0; k < np; ++k)
+        face[k + 1] = face[k] + io_probe_face_points(sc, &pr->pressure[k], NULL, NULL);
+    double (*point)[3] = face[np] ? malloc((size_t)face[np] * sizeof *point) : NULL;
+    double *weight = face[np] ? malloc((size_t)face[np] * sizeof *weight) : NULL;
+    if (face[np] && (!point || !weight))
+        rc = rc ? rc : sl_fail(err, SL_ERR_RUNTIME, "probes: out of memory for %d sensor points", face[np]);
+    for (int k = 0; k < np && point && weight; ++k)
+        io_probe_face_points(sc, &pr->pressure[k], point + face[k], weight + face[k]);
     gauge_heights gh[SCENE_PROBES_MAX];
-    size_t count = 2 * (size_t)np + 3, at[SCENE_PROBES_MAX]; /* at[g]: where gauge g's sf starts */
+    size_t count = 2 * (size_t)face[np] + 3, at[SCENE_PROBES_MAX]; /* at[g]: where gauge g's sf starts */
     for (int g = 0; g < ng; ++g) {
         gh[g] = gauge_heights_of(sc, most[1 + 2 * g], -most[2 + 2 * g]);
         at[g] = count;
@@ -623,7 +582,7 @@ int io_probes_sample(sim *s, double *values, sl_err *err)
     if (!rc && !sum)
         rc = sl_fail(err, SL_ERR_RUNTIME, "probes: out of memory for %zu sums", count);
     if (!rc) {
-        double *totals = sum + 2 * np;
+        double *totals = sum + 2 * face[np];
         totals[0] = tot.nfluid;
         totals[1] = tot.ke;
         totals[2] = tot.pe;
@@ -643,9 +602,8 @@ int io_probes_sample(sim *s, double *values, sl_err *err)
             #pragma omp for schedule(dynamic, 1)
             for (int64_t t = 0; t < ntasks; ++t) {
                 if (t < np) {
-                    double q[3];
-                    io_probe_sample_point(sc, &pr->pressure[t], q);
-                    sensor_sums(s, p, &b, q, &sum[2 * t], &sum[2 * t + 1]);
+                    for (int e = face[t]; e < face[t + 1]; ++e)
+                        sensor_sums(v, p, &b, point[e], &sum[2 * e], &sum[2 * e + 1]);
                     continue;
                 }
                 int g = 0;
@@ -654,7 +612,7 @@ int io_probes_sample(sim *s, double *values, sl_err *err)
                 int64_t k0 = (t - first[g]) * GAUGE_BLOCK, k1 = k0 + GAUGE_BLOCK;
                 if (k1 > (int64_t)gh[g].nh)
                     k1 = (int64_t)gh[g].nh;
-                gauge_sums(s, &col[g], &gh[g], k0, k1, sum + at[g], sum + at[g] + gh[g].nh);
+                gauge_sums(v, &col[g], &gh[g], k0, k1, sum + at[g], sum + at[g] + gh[g].nh);
             }
         }
         /* every rank counts the same, from the same maxima; MPI's counts are ints */
@@ -664,41 +622,38 @@ int io_probes_sample(sim *s, double *values, sl_err *err)
     }
     for (int g = 0; g < ng; ++g)
         free(col[g].cp);
+    free(point);
     if (binned)
         bins_free(&b);
     if (rc || !domain_is_root(s)) {
         free(sum);
+        free(weight);
         return rc;
     }
 
     /* 3: the row on the root */
     int c = 0;
-    values[c++] = s->t;
-    values[c++] = (double)s->step;
+    values[c++] = v->t;
+    values[c++] = (double)v->step;
     for (int k = 0; k < np; ++k)
-        values[c++] = probe_pressure_value(sum[2 * k], sum[2 * k + 1]); /* NaN: dry */
-    const double *totals = sum + 2 * np, *column = totals + 3;
+        values[c++] = face_pressure(sum + 2 * face[k], weight + face[k], face[k + 1] - face[k]); /* NaN: dry */
+    const double *totals = sum + 2 * face[np], *column = totals + 3;
     for (int g = 0; g < ng; ++g) {
         values[c++] = gauge_scan(&gh[g], column, column + gh[g].nh);
         column += 2 * gh[g].nh;
     }
-    if (q.front_sign) /* a front column (probe_reach) */
-        values[c++] = isfinite(most[0]) ? q.front_sign * most[0] : NAN;
+    if (row->q.front_sign) /* a front column (probe_reach) */
+        values[c++] = isfinite(most[0]) ? row->q.front_sign * most[0] : NAN;
     if (pr->energy) {
-        values[c++] = totals[0] * (double)s->P.mass;
+        values[c++] = totals[0] * (double)v->mass;
         values[c++] = totals[1];
         values[c++] = totals[2];
     }
     free(sum);
-    if (has_cg(sc)) { /* the solve's own numbers, the same on every rank (its sums are domain_sum's) */
-        mps_stats st;
-        if (mps_get_stats(s, &st) == 0) {
-            values[c++] = st.cg_last_iterations;
-            values[c++] = st.cg_last_residual;
-        } else {
-            values[c++] = NAN;
-            values[c++] = NAN;
-        }
+    free(weight);
+    if (has_cg(sc)) {
+        values[c++] = row->cg[0];
+        values[c++] = row->cg[1];
     }
     return SL_OK;
 }

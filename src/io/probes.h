@@ -5,6 +5,8 @@
 #include "base/scene.h"
 #include "core/sim.h"
 #include "base/status.h"
+#include "probe_points.h"
+#include "physics/probe_sample.h"
 
 #include <stddef.h>
 
@@ -37,26 +39,42 @@ int io_probes_header(const scene *sc, char *buf, size_t len);
 /* The number of columns of a row. */
 int io_probes_columns(const scene *sc);
 
-/* Samples every column of a row at the current state, from the particles the backend picks near the
- * probes (backend.probe_particles) or else from the host arrays, which it brings up to date:
- * values[0] = time, values[1] = step, then pressures, levels, front, mass/energies, CG. A dry
- * pressure sensor or gauge is NaN here and an empty field in probes.csv. On several MPI ranks every
- * rank calls it (collective): each samples its own particles and the root combines their sums and
- * maxima (domain_max, domain_sum_to_root); values is filled on the root only. Returns SL_OK, or
- * an error with its message in err (out of memory). */
+/* What a row reads of the simulation besides the particles, fixed when the row is gathered. */
+typedef struct probe_view {
+    const scene *sc;
+    real mass;
+    periodic_box periodic;
+    double domain_min[3], domain_max[3]; /* the bins' box */
+    double t;
+    long step;
+} probe_view;
+
+/* A row's inputs at one state: what io_probes_compute reads. */
+typedef struct io_probe_row {
+    probe_view view;
+    probe_regions q;      /* what the probes reach, and the front's axis */
+    particles picked;     /* the backend's picks, in host memory it keeps until its next pick */
+    const particles *p;   /* the host arrays s->p, unless from_backend */
+    int from_backend;     /* p is the backend's copy, which the simulation's steps leave alone */
+    probe_totals tot;     /* the fluid's count, front and energies */
+    double cg[2];         /* the last solve's iterations and residual (MPS), else NaN */
+} io_probe_row;
+
+/* Gathers a row's inputs at the current state: the particles the backend picks near the probes
+ * (backend.probe_particles) or else the host arrays, brought up to date; the time, step and the
+ * solve's numbers. On several MPI ranks every rank calls it. */
+int io_probes_gather(sim *s, io_probe_row *row, sl_err *err);
+
+/* Computes the row gathered in *row into values: values[0] = time, values[1] = step, then
+ * pressures, levels, front, mass/energies, CG. A dry pressure sensor or gauge is NaN here and an
+ * empty field in probes.csv. On several MPI ranks every rank calls it (collective): each samples
+ * its own particles and the root combines their sums and maxima (domain_max, domain_sum_to_root);
+ * values is filled on the root only. s is read by those reductions alone (on one rank: not at all),
+ * so a row whose particles are the backend's copy may be computed while s steps on. Returns SL_OK,
+ * or an error with its message in err (out of memory). */
+int io_probes_compute(sim *s, const io_probe_row *row, double *values, sl_err *err);
+
+/* Gathers and computes a row at the current state (the two calls above). */
 int io_probes_sample(sim *s, double *values, sl_err *err);
-
-/* The wall under a pressure sensor at `at`: the unit normal, pointing to the fluid side, of the
- * nearest face of a tank or obstacle box closer than 2 spacings (ties: the first item, then the
- * faces -x, +x, -y, +y, -z, +z); returns 0 when none is that close. */
-int io_probe_wall_normal(const scene *sc, const double at[3], double n[3]);
-
-/* The default distance from a wall sensor to its sampled point: h = h_factor dp (WCSPH), or
- * re_density dp / 2 (the MPS schemes). */
-double io_probe_default_offset(const scene *sc);
-
-/* Where sensor pt samples: at + offset * normal (given, else inferred), or at itself when no wall
- * is near and no normal is given. */
-void io_probe_sample_point(const scene *sc, const scene_probe_point *pt, double q[3]);
 
 #endif

@@ -327,6 +327,7 @@ int sk_check_geometry(sk_ctx *c)
 /* ---- probes and grid --------------------------------------------------------------------- */
 
 #define SENSOR_OFFSET_MAX_SPACINGS 10.0 /* an offset beyond a few smoothing lengths no longer samples the wall */
+#define SENSOR_DIAMETER_MAX_SPACINGS 100.0 /* a face wider than this is a wall, not a sensor */
 
 /* A number setting into *v, or the error naming key. */
 static int sensor_number(sk_ctx *c, const config_setting_t *s, const char *key, const char *acc, double *v)
@@ -346,14 +347,26 @@ static int sensor_number(sk_ctx *c, const config_setting_t *s, const char *key, 
     return SL_OK;
 }
 
-/* The optional `normal` and `offset` of pressure sensor i (read_points lets them through): the normal
- * has dimension numbers, not all zero, and is stored normalised; the offset is 0..10 spacings. */
+/* The optional `normal`, `offset` and `diameter` of pressure sensor i (read_points lets them through):
+ * the normal has dimension numbers, not all zero, and is stored normalised; the offset is 0..10
+ * spacings; the diameter 0..100 spacings (whether the face fits its wall is io_probes_check_faces'). */
 static int read_sensor_extras(sk_ctx *c, const config_setting_t *item, scene_probe_point *pt, int i)
 {
     scene *sc = c->sc;
     char key[96], acc[160], num[48];
     const config_setting_t *ns = config_setting_get_member(item, "normal");
     const config_setting_t *os = config_setting_get_member(item, "offset");
+    const config_setting_t *ds = config_setting_get_member(item, "diameter");
+    if (ds) {
+        double hi = SENSOR_DIAMETER_MAX_SPACINGS * sc->dp;
+        snprintf(key, sizeof key, "probes.pressure[%d].diameter", i);
+        snprintf(acc, sizeof acc, "0..%s (%g numerics.spacing), in m: the sensor's face across; 0 a point",
+                 sk_fmt_num(hi, num, sizeof num), SENSOR_DIAMETER_MAX_SPACINGS);
+        SL_TRY(sensor_number(c, ds, key, acc, &pt->diameter));
+        if (!(pt->diameter >= 0 && pt->diameter <= hi))
+            return sk_fail(c, sk_line_of(ds), key, "%s is out of range (accepted: %s)",
+                           sk_fmt_num(pt->diameter, num, sizeof num), acc);
+    }
     if (ns) {
         snprintf(key, sizeof key, "probes.pressure[%d].normal", i);
         snprintf(acc, sizeof acc, "%s, finite numbers not all 0: the wall normal pointing into the fluid",

@@ -171,9 +171,9 @@ static int read_points(sk_ctx *c, const scene_key *k, const config_setting_t *s,
     int n = config_setting_length(s);
     if (n > SCENE_PROBES_MAX)
         return sk_fail(c, sk_line_of(s), key, "%d items (accepted: %s)", n, acc);
-    /* pressure sensors also take a wall normal and an offset, checked in sk_probes_after() */
-    static const char *const point_keys[] = {"name", "at", NULL}, *const sensor_keys[] = {"name", "at", "normal",
-                                                                                          "offset", NULL};
+    /* pressure sensors also take a wall normal, an offset and a diameter, checked in sk_probes_after() */
+    static const char *const point_keys[] = {"name", "at", NULL},
+                             *const sensor_keys[] = {"name", "at", "normal", "offset", "diameter", NULL};
     const char *const *item_keys = (k->flags & KF_HORIZONTAL) ? point_keys : sensor_keys;
     for (int i = 0; i < n; ++i) {
         const config_setting_t *item = config_setting_get_elem(s, (unsigned)i);
