@@ -33,11 +33,28 @@ static const char column[] =
     "  front = \"+x\";\n"
     "};\n";
 
-static void open_sim(const char *text, scene *sc, sim *s)
+static void open_sim_on(const backend *be, const char *text, scene *sc, sim *s)
 {
     sl_err err;
-    if (scene_load_string(sc, text, "probes.cfg", &err) || sim_create(s, sc, &backend_cpu, &err))
+    if (scene_load_string(sc, text, "probes.cfg", &err) || sim_create(s, sc, be, &err))
         fail_msg("%s", err.msg);
+}
+
+static void open_sim(const char *text, scene *sc, sim *s)
+{
+    open_sim_on(&backend_cpu, text, sc, s);
+}
+
+/* The CPU backend with the probes' particles picked as on a device (pick_on_host, below). */
+static int pick_on_host(sim *s, const probe_regions *req, particles *out, probe_totals *tot, int *picked,
+                        sl_err *err);
+
+static const backend *picking_backend(void)
+{
+    static backend picking;
+    picking = backend_cpu;
+    picking.probe_particles = pick_on_host;
+    return &picking;
 }
 
 /* At t = 0 (hydrostatic start): pressure in the water and on the wall within 1% of rho g depth (the
@@ -474,22 +491,33 @@ static const char *break_scene(char *buf, size_t len, const char *probes)
     return buf;
 }
 
-/* Runs the scene into dir until `until` (< 0: the end), from `restart` when given; returns the status. */
-static int run(const char *text, const char *dir, double until, const char *restart, sl_err *err)
+/* Runs the scene on `be` into dir until `until` (< 0: the end), from `restart` when given; returns the
+ * status, and in *background the rows finished on the probes' worker thread. */
+static int run_on(const backend *be, const char *text, const char *dir, double until, const char *restart,
+                  int *background, sl_err *err)
 {
     scene sc;
     sim s;
-    open_sim(text, &sc, &s);
+    open_sim_on(be, text, &sc, &s);
     io_probes pr;
     assert_int_equal(io_probes_init(&pr, &sc, dir, restart != NULL, err), SL_OK);
     run_options ro = {.out_dir = dir, .until = until, .max_steps = -1, .quiet = 1, .restart = restart};
-    ro.observers[ro.nobservers++] = (engine_observer){&pr, io_probes_after_step};
+    ro.observers[ro.nobservers++] = (engine_observer){&pr, io_probes_after_step, io_probes_settle};
     run_summary sum;
     int rc = engine_run(&s, &ro, &sum, err);
+    if (rc == SL_OK) /* the run's last checkpoint waited for the last row (engine_observer.settle) */
+        assert_int_equal(pr.busy, 0);
     io_probes_close(&pr);
+    if (background)
+        *background = pr.background_rows;
     sim_free(&s);
     scene_free(&sc);
     return rc;
+}
+
+static int run(const char *text, const char *dir, double until, const char *restart, sl_err *err)
+{
+    return run_on(&backend_cpu, text, dir, until, restart, NULL, err);
 }
 
 static char *slurp(const char *path)
@@ -514,7 +542,10 @@ static void append(const char *path, const char *text)
 /* A run stopped at t = 0.02, continued to 0.035 (rows past the checkpoint, and then a torn row as a
  * kill could leave), then continued again from the t = 0.02 checkpoint to the end: probes.csv is
  * byte for byte the file of the run that never stopped (the restart is exact, rows at and after
- * the checkpoint are dropped and sampled again, none twice). */
+ * the checkpoint are dropped and sampled again, none twice). The stopped and continued runs go
+ * once on the CPU backend and once with the particles picked as on a device, whose rows are
+ * finished on the probes' worker thread while the run steps on (every row but none on the CPU
+ * backend: counted), settled before each checkpoint: the same bytes. */
 static void test_restart_continues_rows(void **state)
 {
     (void)state;
@@ -522,29 +553,43 @@ static void test_restart_continues_rows(void **state)
     make_temp_dir(a);
     make_temp_dir(b);
     char text[2048], path[256], ck[256], ck02[256];
-    break_scene(text, sizeof text, "pressure = ( { name = \"P\"; at = [0.02, 0.01]; } ); front = \"+x\";");
+    break_scene(text, sizeof text,
+                "pressure = ( { name = \"P\"; at = [0.02, 0.01]; }, { name = \"F\"; at = [0.0, 0.05]; diameter = 0.04; } ); "
+                "front = \"+x\";");
     sl_err err;
     if (run(text, a, -1, NULL, &err))
         fail_msg("%s", err.msg);
-    if (run(text, b, 0.02, NULL, &err))
-        fail_msg("%s", err.msg);
-    snprintf(ck, sizeof ck, "%s/checkpoint.bin", b);
-    snprintf(ck02, sizeof ck02, "%s/checkpoint_t002.bin", b);
-    assert_int_equal(rename(ck, ck02), 0);
-    if (run(text, b, 0.035, ck02, &err))
-        fail_msg("%s", err.msg);
-    snprintf(path, sizeof path, "%s/probes.csv", b);
-    append(path, "0.036,99,1"); /* a row cut short */
-    if (run(text, b, -1, ck02, &err))
-        fail_msg("%s", err.msg);
-    char *want = slurp(strcat(strcpy(ck, a), "/probes.csv")), *got = slurp(path);
-    int rows = 0;
-    for (const char *c = want; *c; ++c)
-        rows += *c == '\n';
-    assert_int_equal(rows, 1 + 13); /* the header and t = 0, 0.004, ..., 0.048 */
-    assert_string_equal(got, want);
+    char *want = slurp(strcat(strcpy(ck, a), "/probes.csv"));
+    for (int picked = 0; picked < 2; ++picked) {
+        const backend *be = picked ? picking_backend() : &backend_cpu;
+        int background[3];
+        remove_tree(b);
+        make_temp_dir(strcpy(b, "/tmp/sluice_probes_b_XXXXXX"));
+        if (run_on(be, text, b, 0.02, NULL, &background[0], &err))
+            fail_msg("%s", err.msg);
+        snprintf(ck, sizeof ck, "%s/checkpoint.bin", b);
+        snprintf(ck02, sizeof ck02, "%s/checkpoint_t002.bin", b);
+        assert_int_equal(rename(ck, ck02), 0);
+        if (run_on(be, text, b, 0.035, ck02, &background[1], &err))
+            fail_msg("%s", err.msg);
+        snprintf(path, sizeof path, "%s/probes.csv", b);
+        append(path, "0.036,99,1"); /* a row cut short */
+        if (run_on(be, text, b, -1, ck02, &background[2], &err))
+            fail_msg("%s", err.msg);
+        char *got = slurp(path);
+        int rows = 0;
+        for (const char *c = want; *c; ++c)
+            rows += *c == '\n';
+        assert_int_equal(rows, 1 + 13); /* the header and t = 0, 0.004, ..., 0.048 */
+        assert_string_equal(got, want);
+        free(got);
+        /* rows t = 0..0.02 (6), 0.02..0.032 (4), 0.02..0.048 (8) */
+        assert_int_equal(background[0], picked ? 6 : 0);
+        assert_int_equal(background[1], picked ? 4 : 0);
+        assert_int_equal(background[2], picked ? 8 : 0);
+    }
     free(want);
-    free(got);
+    char *got;
 
     /* other probes than the file's columns: refused, the file left as it was */
     break_scene(text, sizeof text, "front = \"+x\";");

@@ -379,13 +379,13 @@ static int run_scene(const cli_options *op, int rank, int size)
             scene_free(&sc);
             return rc;
         }
-        ro.observers[ro.nobservers++] = (engine_observer){&probes, io_probes_after_step};
+        ro.observers[ro.nobservers++] = (engine_observer){&probes, io_probes_after_step, io_probes_settle};
     }
     io_bodies bodies; /* floating bodies' bodies.csv */
     int have_bodies = s.floating != NULL && rank == 0; /* every rank holds the bodies' state */
     if (have_bodies) {
         io_bodies_init(&bodies, &sc, o.out_dir ? o.out_dir : sc.out_dir, o.restart != NULL, &err);
-        ro.observers[ro.nobservers++] = (engine_observer){&bodies, io_bodies_after_step};
+        ro.observers[ro.nobservers++] = (engine_observer){&bodies, io_bodies_after_step, NULL};
     }
 #ifdef SLUICE_HAVE_VIEWER
     viz *v = NULL;

@@ -2,7 +2,14 @@
  * its header, or continued after a restart with the rows before the checkpoint's time kept. Rows are
  * appended with one write() each and nothing is buffered in the process, so a kill -9 leaves every
  * finished row; a failed write (full disk, file size limit) is cut back to the last whole row and
- * stops the run. On several MPI ranks every rank samples, the root writes. */
+ * stops the run. On several MPI ranks every rank samples, the root writes.
+ *
+ * On one rank, where the backend picks the probes' particles into memory of its own (the CUDA
+ * backend), a row's host work (the sums, the CSV line, the write) runs on a thread of its own while
+ * the simulation steps on: the device no longer waits for it (docs/performance.md). The next row,
+ * a checkpoint (io_probes_settle, before the engine writes one) and io_probes_close wait for it, so
+ * a checkpoint never has rows missing before its time. SLUICE_PROBES_SYNC=1 keeps every row on the
+ * calling thread (measurements). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "probes.h"
@@ -15,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +46,8 @@ int io_probes_init(io_probes *pr, const scene *sc, const char *dir, int restart,
     int w = snprintf(pr->path, sizeof pr->path, "%s%sprobes.csv", dir, dl > 0 && dir[dl - 1] != '/' ? "/" : "");
     if (w < 0 || (size_t)w >= sizeof pr->path)
         return sl_fail(err, SL_ERR_RUNTIME, "output directory '%.200s...': path too long", dir);
+    const char *sync = getenv("SLUICE_PROBES_SYNC");
+    pr->background = !(sync && strcmp(sync, "1") == 0);
     pr->ncols = io_probes_columns(sc);
     pr->values = malloc((size_t)pr->ncols * sizeof *pr->values);
     if (!pr->values)
@@ -156,6 +166,32 @@ static int append_row(io_probes *pr, sl_err *err)
     return SL_OK;
 }
 
+/* The row in pr->row computed and appended: on the worker thread, or on the caller's. */
+static int finish_row(io_probes *pr, sl_err *err)
+{
+    SL_TRY(io_probes_compute(pr->s, &pr->row, pr->values, err));
+    return domain_is_root(pr->s) ? append_row(pr, err) : SL_OK;
+}
+
+static void *row_worker(void *arg)
+{
+    io_probes *pr = arg;
+    pr->worker_rc = finish_row(pr, &pr->worker_err);
+    return NULL;
+}
+
+int io_probes_settle(void *ctx, sl_err *err)
+{
+    io_probes *pr = ctx;
+    if (!pr->busy)
+        return SL_OK;
+    pthread_join(pr->worker, NULL);
+    pr->busy = 0;
+    if (pr->worker_rc && err)
+        *err = pr->worker_err;
+    return pr->worker_rc;
+}
+
 int io_probes_after_step(void *ctx, sim *s, sl_err *err)
 {
     io_probes *pr = ctx;
@@ -166,12 +202,23 @@ int io_probes_after_step(void *ctx, sim *s, sl_err *err)
     if (!domain_any(s, root && io_output_due(s->t, pr->next_k, pr->interval)))
         return SL_OK;
     pr->next_k = io_index_after(s->t, pr->interval);
-    SL_TRY(io_probes_sample(s, pr->values, err));
-    return root ? append_row(pr, err) : SL_OK;
+    SL_TRY(io_probes_settle(pr, err)); /* the last row done: its particles' memory is the backend's next pick */
+    pr->s = s;
+    SL_TRY(io_probes_gather(s, &pr->row, err));
+    if (pr->background && pr->row.from_backend && domain_world_size() == 1) {
+        pr->worker_rc = SL_OK;
+        if (pthread_create(&pr->worker, NULL, row_worker, pr) == 0) {
+            pr->busy = 1;
+            pr->background_rows++;
+            return SL_OK;
+        } /* no thread to be had: the row on this one */
+    }
+    return finish_row(pr, err);
 }
 
 void io_probes_close(io_probes *pr)
 {
+    io_probes_settle(pr, NULL);
     if (pr->fd >= 0) {
         fsync(pr->fd);
         close(pr->fd);

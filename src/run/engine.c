@@ -93,6 +93,15 @@ static int checkpoint_write(const char *path, sim *s, const io_series *series, l
     return rc;
 }
 
+/* What the observers left running, finished (engine_observer.settle). */
+static int settle_observers(const run_options *o, sl_err *err)
+{
+    for (int k = 0; k < o->nobservers; ++k)
+        if (o->observers[k].settle)
+            SL_TRY(o->observers[k].settle(o->observers[k].ctx, err));
+    return SL_OK;
+}
+
 /* Observers run after the initial state and after every step; SL_INTERRUPTED from one ends the
  * run cleanly (final snapshot and checkpoint), like a signal. */
 static int notify_observers(const run_options *o, sim *s, int *quit, sl_err *err)
@@ -224,8 +233,11 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
             if (io_output_due(s->t, next_index, interval))
                 next_index++;
             rc = snapshot_write(&series, s, &sum->output_seconds, err);
-            if (rc == SL_OK && sc->checkpoint_every > 0 && series.count % sc->checkpoint_every == 0)
-                rc = checkpoint_write(sum->checkpoint, s, &series, next_index, &sum->output_seconds, err);
+            if (rc == SL_OK && sc->checkpoint_every > 0 && series.count % sc->checkpoint_every == 0) {
+                rc = settle_observers(o, err);
+                if (rc == SL_OK)
+                    rc = checkpoint_write(sum->checkpoint, s, &series, next_index, &sum->output_seconds, err);
+            }
         }
         if (rc == SL_OK)
             rc = notify_observers(o, s, &quit, err);
@@ -249,6 +261,8 @@ int engine_run(sim *s, const run_options *o, run_summary *sum, sl_err *err)
     if (rc == SL_OK && series.count > 0 && series.entries[series.count - 1].time != s->t)
         rc = snapshot_write(&series, s, &sum->output_seconds, err);
     /* ... and a checkpoint, so it can be continued (with --until, or after a signal). */
+    if (rc == SL_OK)
+        rc = settle_observers(o, err);
     if (rc == SL_OK)
         rc = checkpoint_write(sum->checkpoint, s, &series, next_index, &sum->output_seconds, err);
 

@@ -12,6 +12,9 @@
 typedef struct engine_observer {
     void *ctx;
     int (*after_step)(void *ctx, sim *s, sl_err *err);
+    /* NULL, or: finishes what after_step left running (the probes' row on its thread) and returns its
+     * status; called before every checkpoint, so that what the checkpoint continues is on disk */
+    int (*settle)(void *ctx, sl_err *err);
 } engine_observer;
 
 enum { ENGINE_MAX_OBSERVERS = 8 };

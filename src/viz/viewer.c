@@ -559,7 +559,7 @@ void viz_state_whole(viz *v, int whole)
 
 engine_observer viz_observer(viz *v)
 {
-    engine_observer o = {v, after_step};
+    engine_observer o = {v, after_step, NULL};
     return o;
 }
 

@@ -30,6 +30,6 @@ static int after_step_ranks(void *ctx, sim *s, sl_err *err)
 
 engine_observer viz_ranks_observer(viz_ranks *r)
 {
-    engine_observer o = {r, after_step_ranks};
+    engine_observer o = {r, after_step_ranks, NULL};
     return o;
 }
