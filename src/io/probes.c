@@ -1,7 +1,9 @@
 /* probes.c: a row of the scene's probes sampled at the current state, and its columns (the file they
- * go to is probes_file.c's). Pressure sensors sample off their wall, along its normal; gauges find
- * the level where the interpolated fluid fraction crosses 1/2 (definitions in docs/output.md). The
- * per-particle math is in physics/probe_sample.h. On several MPI ranks each rank samples its own
+ * go to is probes_file.c's): gathered (the particles, the time) and then computed, which on one GPU
+ * may happen on another thread while the run goes on. Pressure sensors sample off their wall, at a
+ * point or over their face (where: probe_points.c); gauges find the level where the interpolated
+ * fluid fraction crosses 1/2 (definitions in docs/output.md). The per-particle math is in
+ * physics/probe_sample.h. On several MPI ranks each rank samples its own
  * particles and only the sums and maxima travel to the root (see io_probes_sample); the state is
  * not gathered. */
 #define _POSIX_C_SOURCE 200809L
