@@ -94,6 +94,20 @@ check "bad --threads" 2 "$exe" run "$src/scenes/dam_break_2d.cfg" --threads 0
 check "bad --backend" 2 "$exe" run "$src/scenes/dam_break_2d.cfg" --backend quantum
 expect_in "bad --backend" "$work/err" "accepted"
 
+# a sensor's face with no wall under it: refused by check and by run, with file, line, key and range
+printf '%s\n' 'numerics = { spacing = 0.01; };' \
+    'geometry = ( { type = "tank"; min = [0.0, 0.0]; max = [0.3, 0.3]; },' \
+    '             { type = "fluid"; min = [0.0, 0.0]; max = [0.1, 0.1]; } );' \
+    'probes = { pressure = (' \
+    '  { name = "P"; at = [0.15, 0.15]; diameter = 0.01; } ); };' >"$work/face.cfg"
+for c in check "run --out $work/face_out"; do
+    check "${c%% *}: a face without a wall" 2 "$exe" $c "$work/face.cfg"
+    expect_in "${c%% *}: a face without a wall" "$work/err" "face.cfg:5: key 'probes.pressure\[0\].diameter': sensor 'P' has a face 0.01 m across but no wall"
+done
+rm -rf "$work/face.cfg" "$work/face_out"
+check "check: faces counted" 0 "$exe" check "$src/scenes/lobovsky_2d.cfg"
+expect_in "check: faces counted" "$work/out" "4 pressure (4 over their face)"
+
 # info
 check "info" 0 "$exe" info
 expect_in "info" "$work/out" "precision"

@@ -489,6 +489,13 @@ static int cmd_check(int argc, char **argv)
     const sim_params *P = &s.P;
     const nbr_grid *g = &s.g;
     const char *ax = "xyz";
+    sl_err perr;
+    if (sc.probes.enabled && (rc = io_probes_check_faces(&sc, &perr))) { /* as a run refuses it at its start */
+        fprintf(stderr, "%s\n", perr.msg);
+        sim_free(&s);
+        scene_free(&sc);
+        return rc;
+    }
     printf("%-16s%s: valid\n", "scene", sc.path);
     printf("%-16s%s (%s), %dD, %s backend\n", "method", s.sch->name, s.sch->description, sc.dim, s.be->name);
     printf("%-16s%s (%s)\n", "walls", s.bnd->name, s.bnd->description);
@@ -540,11 +547,18 @@ static int cmd_check(int argc, char **argv)
            dt > 0 ? sc.end_time / dt : 0.0, sc.end_time);
     int nsnap = (int)floor(sc.end_time / sc.out_interval + 1e-9) + 1;
     printf("%-16s%s every %g s (about %d snapshots)\n", "output", sc.out_dir, sc.out_interval, nsnap);
-    if (sc.probes.enabled)
-        printf("%-16s%s/probes.csv every %g s: %d pressure, %d gauges%s%s%s\n", "probes", sc.out_dir,
-               sc.probes.interval > 0 ? sc.probes.interval : sc.out_interval, sc.probes.npressure, sc.probes.ngauges,
-               sc.probes.front != FRONT_NONE ? ", front" : "", sc.probes.energy ? ", energy" : "",
+    if (sc.probes.enabled) {
+        int faces = 0;
+        for (int k = 0; k < sc.probes.npressure; ++k)
+            faces += sc.probes.pressure[k].diameter > 0;
+        char over[64] = "";
+        if (faces)
+            snprintf(over, sizeof over, " (%d over %s face)", faces, faces == 1 ? "its" : "their");
+        printf("%-16s%s/probes.csv every %g s: %d pressure%s, %d gauges%s%s%s\n", "probes", sc.out_dir,
+               sc.probes.interval > 0 ? sc.probes.interval : sc.out_interval, sc.probes.npressure, over,
+               sc.probes.ngauges, sc.probes.front != FRONT_NONE ? ", front" : "", sc.probes.energy ? ", energy" : "",
                strcmp(sc.method, "mps") == 0 ? ", CG" : "");
+    }
     if (sc.grid.enabled) {
         p2m_grid grid;
         sl_err gerr;
