@@ -441,8 +441,8 @@ static void test_sensor_face_disc(void **state)
 }
 
 /* A face needs a wall and must stay on it: a sensor with a diameter and no wall within 2 spacings,
- * or whose face reaches below the floor, is refused when the probes are set up, with the file, the
- * item's line, the key and what is accepted. */
+ * or whose face reaches below the floor, is refused by the scene loader, with the file, the item's
+ * line, the key and what is accepted. */
 static void test_sensor_face_errors(void **state)
 {
     (void)state;
@@ -451,8 +451,8 @@ static void test_sensor_face_errors(void **state)
     } cases[] = {
         {"at = [0.15, 0.15]; diameter = 0.01;", "sensor 'P' has a face 0.01 m across but no wall to lie on"},
         {"at = [0.0, 0.005]; diameter = 0.02;",
-         "sensor 'P''s face, 0.02 m across, reaches past the edge of its wall (axis y from 0 to 0.3 m; "
-         "accepted: a face within the wall, at most 0.01 m across here)"},
+         "sensor 'P''s face, 0.02 m across, reaches past the edge of its wall, which runs from 0 to 0.3 m along y "
+         "(accepted: a face within the wall, at most 0.01 m across here)"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         char text[1024];
@@ -465,15 +465,10 @@ static void test_sensor_face_errors(void **state)
                  cases[k].item);
         scene sc;
         sl_err err;
-        if (scene_load_string(&sc, text, "face.cfg", &err))
-            fail_msg("%s", err.msg);
-        io_probes pr;
-        assert_int_equal(io_probes_init(&pr, &sc, "/tmp", 0, &err), SL_ERR_INPUT);
+        assert_int_equal(scene_load_string(&sc, text, "face.cfg", &err), SL_ERR_INPUT);
         static const char where[] = "face.cfg:5: key 'probes.pressure[0].diameter': ";
-        if (strncmp(err.msg, where, strlen(where)) != 0 ||
-            !strstr(err.msg, cases[k].msg))
+        if (strncmp(err.msg, where, strlen(where)) != 0 || !strstr(err.msg, cases[k].msg))
             fail_msg("%s: got \"%s\"", cases[k].item, err.msg);
-        scene_free(&sc);
     }
 }
 

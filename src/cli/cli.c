@@ -489,13 +489,6 @@ static int cmd_check(int argc, char **argv)
     const sim_params *P = &s.P;
     const nbr_grid *g = &s.g;
     const char *ax = "xyz";
-    sl_err perr;
-    if (sc.probes.enabled && (rc = io_probes_check_faces(&sc, &perr))) { /* as a run refuses it at its start */
-        fprintf(stderr, "%s\n", perr.msg);
-        sim_free(&s);
-        scene_free(&sc);
-        return rc;
-    }
     printf("%-16s%s: valid\n", "scene", sc.path);
     printf("%-16s%s (%s), %dD, %s backend\n", "method", s.sch->name, s.sch->description, sc.dim, s.be->name);
     printf("%-16s%s (%s)\n", "walls", s.bnd->name, s.bnd->description);

@@ -3,9 +3,8 @@
  * or over the sensor's face. Geometry of the scene alone: no particle is read here. */
 #include "probe_points.h"
 
-#include "base/status.h"
-
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* A box face nearer than this to a sensor is the wall it sits on (the fluid stands up to ~1.5
@@ -215,36 +214,33 @@ int io_probe_face_points(const scene *sc, const scene_probe_point *pt, double (*
     return count;
 }
 
-int io_probes_check_faces(const scene *sc, sl_err *err)
+int io_probe_face_problem(const scene *sc, const scene_probe_point *pt, char *msg, size_t len)
 {
-    const scene_probes *pr = &sc->probes;
-    for (int k = 0; k < pr->npressure; ++k) {
-        const scene_probe_point *pt = &pr->pressure[k];
-        if (!(pt->diameter > 0))
+    if (!(pt->diameter > 0))
+        return 0;
+    sensor_wall w = wall_of(sc, pt);
+    if (!w.given && !w.found) {
+        snprintf(msg, len,
+                 "sensor '%s' has a face %g m across but no wall to lie on: no tank or obstacle face within %g "
+                 "spacings and no normal (accepted: 0, a point, or a face on a wall)",
+                 pt->name, pt->diameter, WALL_NEAR_SPACINGS);
+        return 1;
+    }
+    if (w.given)
+        return 0; /* the user's wall: no box face to hold the face to */
+    /* the face must lie on its wall: inside the wall face's rectangle along the other axes */
+    double half = 0.5 * pt->diameter, slack = 1e-9 * sc->dp;
+    for (int b = 0; b < sc->dim; ++b) {
+        if (b == w.face.axis)
             continue;
-        sensor_wall w = wall_of(sc, pt);
-        if (!w.given && !w.found)
-            return sl_fail(err, SL_ERR_INPUT,
-                           "%s:%d: key 'probes.pressure[%d].diameter': sensor '%s' has a face %g m across but no "
-                           "wall to lie on: no tank or obstacle face within %g spacings and no normal (accepted: "
-                           "0, a point, or a face on a wall)",
-                           sc->path, pt->line, k, pt->name, pt->diameter, WALL_NEAR_SPACINGS);
-        if (w.given)
-            continue; /* the user's wall: no box face to hold the face to */
-        /* the face must lie on its wall: inside the wall face's rectangle along the other axes */
-        double half = 0.5 * pt->diameter, slack = 1e-9 * sc->dp;
-        for (int b = 0; b < sc->dim; ++b) {
-            if (b == w.face.axis)
-                continue;
-            double lo = w.face.gm->min[b], hi = w.face.gm->max[b];
-            if (pt->at[b] - half < lo - slack || pt->at[b] + half > hi + slack)
-                return sl_fail(err, SL_ERR_INPUT,
-                               "%s:%d: key 'probes.pressure[%d].diameter': sensor '%s''s face, %g m across, reaches "
-                               "past the edge of its wall (axis %c from %g to %g m; accepted: a face within the "
-                               "wall, at most %g m across here)",
-                               sc->path, pt->line, k, pt->name, pt->diameter, "xyz"[b], lo, hi,
-                               2.0 * fmin(pt->at[b] - lo, hi - pt->at[b]));
+        double lo = w.face.gm->min[b], hi = w.face.gm->max[b];
+        if (pt->at[b] - half < lo - slack || pt->at[b] + half > hi + slack) {
+            snprintf(msg, len,
+                     "sensor '%s''s face, %g m across, reaches past the edge of its wall, which runs from %g to %g m "
+                     "along %c (accepted: a face within the wall, at most %g m across here)",
+                     pt->name, pt->diameter, lo, hi, "xyz"[b], fmax(2.0 * fmin(pt->at[b] - lo, hi - pt->at[b]), 0.0));
+            return 1;
         }
     }
-    return SL_OK;
+    return 0;
 }

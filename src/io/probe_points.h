@@ -3,7 +3,8 @@
 #define SLUICE_PROBE_POINTS_H
 
 #include "base/scene.h"
-#include "base/status.h"
+
+#include <stddef.h>
 
 /* The most points a sensor's face is sampled at. */
 enum { PROBE_FACE_POINTS_MAX = 256 };
@@ -31,8 +32,9 @@ void io_probe_sample_point(const scene *sc, const scene_probe_point *pt, double 
  * with no wall (no normal given or found: io_probes_check_faces refuses such a scene). */
 int io_probe_face_points(const scene *sc, const scene_probe_point *pt, double (*q)[3], double *w);
 
-/* Every sensor with a face has a wall to lie on, and its face stays within the wall's box face
- * (where the wall is inferred); else an error naming the file, line, key and what is accepted. */
-int io_probes_check_faces(const scene *sc, sl_err *err);
+/* Whether sensor pt's face has a wall to lie on and stays within that wall's box face (where the
+ * wall is inferred): 0 when it does (or it is a point), else 1 with what is wrong and what is
+ * accepted in msg. The scene loader refuses such a sensor (scene_check.c). */
+int io_probe_face_problem(const scene *sc, const scene_probe_point *pt, char *msg, size_t len);
 
 #endif

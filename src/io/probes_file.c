@@ -44,7 +44,6 @@ int io_probes_init(io_probes *pr, const scene *sc, const char *dir, int restart,
     pr->fd = -1;
     pr->sc = sc;
     pr->restart = restart;
-    SL_TRY(io_probes_check_faces(sc, err));
     pr->interval = sc->probes.interval > 0 ? sc->probes.interval : sc->out_interval;
     size_t dl = strlen(dir);
     int w = snprintf(pr->path, sizeof pr->path, "%s%sprobes.csv", dir, dl > 0 && dir[dl - 1] != '/' ? "/" : "");

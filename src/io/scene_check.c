@@ -1,6 +1,7 @@
 /* scene_check.c: the scene loader's cross-checks once keys are read: the groups' `after` callbacks
  * (simulation, viewer, probes, grid) and the geometry items against each other and the domain. */
 #include "scene_keys.h"
+#include "probe_points.h"
 
 #include "geometry/scene_build.h"
 
@@ -442,8 +443,14 @@ int sk_probes_after(sk_ctx *c, const config_setting_t *g)
     }
     box_text(lo, hi, sc->dim, acc, sizeof acc);
     const config_setting_t *sensors = config_setting_get_member(g, "pressure");
-    for (int i = 0; sensors && i < pr->npressure; ++i)
+    for (int i = 0; sensors && i < pr->npressure; ++i) {
         SL_TRY(read_sensor_extras(c, config_setting_get_elem(sensors, (unsigned)i), &pr->pressure[i], i));
+        char what[320], key[96];
+        if (io_probe_face_problem(sc, &pr->pressure[i], what, sizeof what)) {
+            snprintf(key, sizeof key, "probes.pressure[%d].diameter", i);
+            return sk_fail(c, pr->pressure[i].line, key, "%s", what);
+        }
+    }
     for (int list = 0; list < 2; ++list) {
         const scene_probe_point *pts = list ? pr->gauges : pr->pressure;
         int n = list ? pr->ngauges : pr->npressure;
