@@ -28,6 +28,16 @@ peak=$(printf '%s\n' "$row" | awk -F'|' '{ gsub(/ /, "", $5); print $5 }')
 awk -v p="$peak" 'BEGIN { exit !(p ~ /^[0-9]+(\.[0-9]+)?$/ && p + 0 > 0) }' ||
     { echo "FAIL sensor-1 peak '$peak' is not a finite positive number"; fails=$((fails + 1)); }
 [ -s "$work/out/mps_20/probes.csv" ] || { echo "FAIL no probes.csv"; fails=$((fails + 1)); }
+# --repeats 2 with --reuse: the first run kept, a second made into mps_20_r2; on the CPU the two are
+# the same bits, so the spread is one number
+/usr/bin/python3 "$src/tools/validate" "$exe" "$work/out" --backend cpu --resolutions 20 \
+    --schemes mps --tstar-end 3.0 --reuse --repeats 2 >"$work/log" 2>&1 ||
+    { echo "FAIL tools/validate --repeats 2:"; cat "$work/log"; fails=$((fails + 1)); }
+grep -q "mps_20: reused" "$work/log" || { echo "FAIL the first run was not reused"; fails=$((fails + 1)); }
+[ -s "$work/out/mps_20_r2/probes.csv" ] || { echo "FAIL no second run"; fails=$((fails + 1)); }
+row=$(grep '^| mps | 20 |' "$table")
+printf '%s\n' "$row" | grep -qE "^\| mps \| 20 \| 15 \| $peak \(2 runs: $peak-$peak, median $peak; in the band in [02] of 2\) \|" ||
+    { echo "FAIL the row's spread over 2 runs: $row"; fails=$((fails + 1)); }
 # a scheme it does not know is refused before anything runs
 /usr/bin/python3 "$src/tools/validate" "$exe" "$work/bad" --schemes sph >"$work/log" 2>&1 &&
     { echo "FAIL --schemes sph accepted"; fails=$((fails + 1)); }
