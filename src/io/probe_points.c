@@ -62,16 +62,6 @@ static int nearest_face(const scene *sc, const double at[3], box_face *out)
     return found;
 }
 
-int io_probe_wall_normal(const scene *sc, const double at[3], double n[3])
-{
-    box_face f;
-    if (!nearest_face(sc, at, &f))
-        return 0;
-    memset(n, 0, 3 * sizeof *n);
-    n[f.axis] = f.to_fluid;
-    return 1;
-}
-
 /* The offset along the wall normal: half the scheme's interaction radius, i.e. the smoothing length
  * h = h_factor dp of WCSPH (support 2h; DualSPHysics' gauges sit h off the wall) and its MPS
  * counterpart re_density dp / 2 (MPS particles interact within re). At that distance the probe's

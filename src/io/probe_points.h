@@ -9,17 +9,14 @@
 /* The most points a sensor's face is sampled at. */
 enum { PROBE_FACE_POINTS_MAX = 256 };
 
-/* The wall under a pressure sensor at `at`: the unit normal, pointing to the fluid side, of the
- * nearest face of a tank or obstacle box closer than 2 spacings (ties: the first item, then the
- * faces -x, +x, -y, +y, -z, +z); returns 0 when none is that close. */
-int io_probe_wall_normal(const scene *sc, const double at[3], double n[3]);
-
 /* The default distance from a wall sensor to its sampled point: h = h_factor dp (WCSPH), or
  * re_density dp / 2 (the MPS schemes). */
 double io_probe_default_offset(const scene *sc);
 
-/* Where sensor pt samples: at + offset * normal (given, else inferred), or at itself when no wall
- * is near and no normal is given. */
+/* Where sensor pt samples: at + offset * normal, the normal given, else that of the nearest face of a
+ * tank or obstacle box closer than 2 spacings, pointing to the fluid side (ties: the first item,
+ * then the faces -x, +x, -y, +y, -z, +z), moved clear of the other walls of a corner; at itself when
+ * no wall is near and no normal is given. */
 void io_probe_sample_point(const scene *sc, const scene_probe_point *pt, double q[3]);
 
 /* Where sensor pt samples over its face, a disc of its diameter on its wall: with diameter 0 the one
@@ -29,7 +26,7 @@ void io_probe_sample_point(const scene *sc, const scene_probe_point *pt, double 
  * wall as the one point is. Writes them to q and their weights to w (each when not NULL; room for
  * PROBE_FACE_POINTS_MAX): 1 in 3D, in 2D the disc's chord through the point over its diameter, so
  * that a reading averages over the disc as the instrument does. Returns their count; 0 for a face
- * with no wall (no normal given or found: io_probes_check_faces refuses such a scene). */
+ * with no wall (no normal given or found: the scene loader refuses such a scene). */
 int io_probe_face_points(const scene *sc, const scene_probe_point *pt, double (*q)[3], double *w);
 
 /* Whether sensor pt's face has a wall to lie on and stays within that wall's box face (where the

@@ -227,7 +227,7 @@ static double face_pressure(const double *sums, const double *w, int m)
             wet = 1;
         }
     }
-    return wet ? (m == 1 ? total : total / weights) : (double)NAN;
+    return wet ? total / weights : (double)NAN;
 }
 
 /* ---- level gauges ----------------------------------------------------------------------------- */

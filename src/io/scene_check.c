@@ -350,7 +350,7 @@ static int sensor_number(sk_ctx *c, const config_setting_t *s, const char *key, 
 
 /* The optional `normal`, `offset` and `diameter` of pressure sensor i (read_points lets them through):
  * the normal has dimension numbers, not all zero, and is stored normalised; the offset is 0..10
- * spacings; the diameter 0..100 spacings (whether the face fits its wall is io_probes_check_faces'). */
+ * spacings; the diameter 0..100 spacings (whether the face fits its wall: io_probe_face_problem, asked below). */
 static int read_sensor_extras(sk_ctx *c, const config_setting_t *item, scene_probe_point *pt, int i)
 {
     scene *sc = c->sc;
