@@ -21,7 +21,8 @@ enum { DOMAIN_BALANCE_EVERY = 100 };
  * waits for the others: at the time step's agreement, and in the sums over the ranks, where a
  * semi-implicit step's solve waits for the slowest rank at every iteration); when the slowest
  * worked more than DOMAIN_TIME_IMBALANCE times the mean, the cuts move so that each rank gets as
- * much work, a particle weighing what one of its rank's cost per step in that window. A fluid
+ * much work: each rank's step taken as its work plus its marginal cost per particle gained or lost,
+ * the marginal cost measured across the last balance (before it: the average cost). A fluid
  * particle costs more than a wall particle, and ranks of equal counts but unequal fluid wait for each
  * other (6 of a 36 ms step at 2 x 17.4M, docs/performance.md). */
 enum { DOMAIN_TIMED_STEPS = 20 };
@@ -88,8 +89,10 @@ struct domain {
     int skip_note;     /* the next step is not timed (the run's first: the autotuner; a balance's) */
     double last_wait;  /* the last time-step agreement's wait, s */
     double sums_noted; /* seconds[DT_SUM] when the last step was noted (domain_note_step) */
-    double cost;       /* this rank's seconds per particle and step in the last comparison (0: none) */
+    double window_n;   /* this rank's particles at the last comparison (0: none yet) */
     double window_work; /* this rank's seconds worked per step in the last comparison's window */
+    double marginal;   /* seconds a step one more particle cost this rank, from the last two windows whose
+                        * counts differed (slab_marginal_cost; 0: not measured, the average cost serves) */
     int compared;      /* a comparison was made (on every rank at once) */
     double time_imbalance; /* DOMAIN_TIME_IMBALANCE, or SLUICE_MPI_IMBALANCE's */
     int windows_over;  /* comparisons in a row whose slowest rank was over time_imbalance */

@@ -77,16 +77,20 @@ int domain_distribute(sim *s, sl_err *err)
 
 /* The work of each rank over the last DOMAIN_TIMED_STEPS timed steps, compared (every rank gets the
  * same answer: domain_max and domain_sum): how far the slowest is above the mean, in *imbalance (0
- * while the window is not full yet); this rank's cost per particle and step is kept for the cuts. */
+ * while the window is not full yet). This rank's count and work are kept for the cuts, and its
+ * marginal cost where the count moved since the last window (a balance between them). */
 static int work_imbalance(struct domain *d, sim *s, double *imbalance, sl_err *err)
 {
     *imbalance = 0;
     if (!d->by_time || d->busy_steps < DOMAIN_TIMED_STEPS)
         return SL_OK;
-    double mine = d->busy / (double)d->busy_steps, most = mine, sum = mine;
+    double mine = d->busy / (double)d->busy_steps, most = mine, sum = mine, n = (double)s->p.n;
     SL_TRY(domain_max(s, &most, 1, err));
     SL_TRY(domain_sum(s, &sum, 1, err));
-    d->cost = s->p.n > 0 ? mine / (double)s->p.n : 0;
+    double marginal = slab_marginal_cost(n, mine, d->window_n, d->window_work);
+    if (marginal > 0) /* else the last one measured stands (0 until then: the average cost) */
+        d->marginal = marginal;
+    d->window_n = n;
     d->window_work = mine;
     d->compared = 1; /* on every rank at once (their timed steps agree), whatever their costs */
     d->busy = 0;
@@ -95,22 +99,34 @@ static int work_imbalance(struct domain *d, sim *s, double *imbalance, sl_err *e
     return SL_OK;
 }
 
-/* Particles per column as the cuts weigh them: by count, or by work (each particle of this rank
- * weighs its rank's cost per particle over the mean rank's, in 1/1024ths), summed over the ranks
- * into count[ncols .. 2 ncols). */
-static int weighed_columns(struct domain *d, sim *s, int by_work, int64_t *count, sl_err *err)
+/* The particles per column of every rank, summed into count[ncols .. 2 ncols), and each rank's share
+ * of them for the next cuts by work those that give each rank as much work
+ * (slab_work_shares: every rank's count, work and marginal cost of the last window, gathered). */
+static int column_shares(struct domain *d, sim *s, int by_work, int64_t *count, double *share, sl_err *err)
 {
     /* (staged, the host's positions are not current: the slab axis's come down, once a balance) */
     SL_TRY(domain_staged(s) ? s->be->halo->ids_to_host(s, PF_X + d->axis, err) : SL_OK);
     column_counts(d, &s->p, count);
-    if (by_work) {
-        double all[2] = {d->cost, d->cost > 0}; /* the mean over the ranks that have particles */
-        SL_TRY(domain_sum(s, all, 2, err));
-        double weight = d->cost > 0 && all[0] > 0 ? 1024.0 * d->cost * all[1] / all[0] : 1024.0;
-        for (int c = 0; c < d->ncols; ++c)
-            count[c] = (int64_t)llround((double)count[c] * weight);
-    }
     MPI_Allreduce(count, count + d->ncols, d->ncols, MPI_INT64_T, MPI_SUM, d->comm);
+    int R = d->size;
+    if (!by_work)
+        return SL_OK;
+    double mine[3] = {d->window_n, d->window_work, d->marginal}, *all = malloc(3 * (size_t)R * sizeof *all);
+    int ok = all != NULL, all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, d->comm); /* no rank left alone in the gather */
+    if (!all_ok) {
+        free(all);
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
+    }
+    MPI_Allgather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, d->comm);
+    double *n = share + R, *work = share + 2 * R, *marginal = share + 3 * R;
+    for (int r = 0; r < R; ++r) {
+        n[r] = all[3 * r];
+        work[r] = all[3 * r + 1];
+        marginal[r] = all[3 * r + 2];
+    }
+    free(all);
+    slab_work_shares(R, n, work, marginal, share);
     return SL_OK;
 }
 
@@ -141,12 +157,15 @@ int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
         return SL_OK;
     d->windows_over = 0;
     int64_t *count = malloc(2 * (size_t)d->ncols * sizeof *count);
-    if (!count)
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
-    int rc = weighed_columns(d, s, by_work, count, err);
+    double *share = malloc(4 * (size_t)R * sizeof *share); /* the shares, then slab_work_shares' inputs */
+    int rc = count && share ? SL_OK : sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
     if (rc == SL_OK)
-        rc = cut(d, count + d->ncols, err);
+        rc = column_shares(d, s, by_work, count, share, err);
+    if (rc == SL_OK && slab_cuts_shared(count + d->ncols, d->ncols, R, d->band, by_work ? share : NULL, d->first))
+        rc = sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %d cell columns cannot give %d ranks %d each", d->ncols, R,
+                     d->band);
     free(count);
+    free(share);
     d->balanced_step = s->step;
     d->time_balances += by_work;
     d->skip_note = 1; /* this step's time holds the migration the new cuts cause */
