@@ -153,8 +153,8 @@ void domain_describe(const sim *s, char *buf, size_t len)
             w += snprintf(buf + w, len - (size_t)w, "; ms worked per step per rank, less its waits for the others,");
         w = per_rank(d, 1e3 * d->busy_run / (double)d->busy_run_steps, " %.4g", buf, len, w);
         if (w > 0 && (size_t)w < len)
-            w += snprintf(buf + w, len - (size_t)w, " (balanced by %s; %ld balances by work)",
-                          d->by_time ? "work" : "count", d->time_balances);
+            w += snprintf(buf + w, len - (size_t)w, " (balanced by %s; %ld balances by work, %ld of them corrections)",
+                          d->by_time ? "work" : "count", d->time_balances, d->corrections);
         if (d->window_work > 0 && w > 0 && (size_t)w < len) { /* how even the last balance left them */
             w += snprintf(buf + w, len - (size_t)w, ", in the last compared window");
             w = per_rank(d, 1e3 * d->window_work, " %.4g", buf, len, w);

@@ -99,6 +99,8 @@ struct domain {
     double busy_run;   /* over the whole run: seconds worked in timed steps, and those steps */
     long busy_run_steps;
     long time_balances; /* balances that moved the cuts by work */
+    int correct_next;  /* the next comparison follows a balance by work (and may correct it) */
+    long corrections;  /* of time_balances, those that corrected the one before */
     size_t ghosts;     /* ghosts appended by the last exchange (0 once dropped) */
     int whole_arrays;  /* SLUICE_MPI_WHOLE_ARRAYS set: the cell build copies every array each way even
                         * where the backend could stage it (domain_staged) */

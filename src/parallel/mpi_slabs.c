@@ -131,7 +131,9 @@ static int column_shares(struct domain *d, sim *s, int by_work, int64_t *count, 
 }
 
 /* Moves the cuts when the work drifts apart (by time: DOMAIN_TIME_IMBALANCE in DOMAIN_TIME_WINDOWS
- * comparisons in a row, or DOMAIN_IMBALANCE in one), or the counts do (DOMAIN_IMBALANCE; by time
+ * comparisons in a row, or DOMAIN_IMBALANCE in one, or a third of DOMAIN_TIME_IMBALANCE's excess in
+ * the first window after such a balance, which corrects it by the marginal costs measured across
+ * it), or the counts do (DOMAIN_IMBALANCE; by time
  * only until the first comparison) or DOMAIN_BALANCE_EVERY steps passed (by count); checked once
  * per step. */
 int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
@@ -149,13 +151,22 @@ int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
     double counts = slab_imbalance(per_rank, R);
     free(per_rank);
     int by_work = d->by_time && d->compared; /* the same on every rank: all compared at once */
-    if (work > 0) /* a comparison this step (work is 0 between them) */
+    int correcting = 0;
+    if (work > 0) { /* a comparison this step (work is 0 between them) */
         d->windows_over = work > d->time_imbalance ? d->windows_over + 1 : 0;
-    int due = by_work ? work > d->time_imbalance && (d->windows_over >= DOMAIN_TIME_WINDOWS || work > DOMAIN_IMBALANCE)
+        /* the first window after a balance by work: its marginal costs are measured now, and what
+         * is left over 1/3 of the threshold is corrected at once */
+        correcting = d->correct_next && work > 1 + (d->time_imbalance - 1) / 3;
+        d->correct_next = 0;
+    }
+    int due = by_work ? correcting || (work > d->time_imbalance &&
+                                       (d->windows_over >= DOMAIN_TIME_WINDOWS || work > DOMAIN_IMBALANCE))
                       : counts > DOMAIN_IMBALANCE || s->step - d->balanced_step >= DOMAIN_BALANCE_EVERY;
     if (!due)
         return SL_OK;
     d->windows_over = 0;
+    d->correct_next = by_work && !correcting; /* one correction a balance: the windows' noise stays out */
+    d->corrections += correcting;
     int64_t *count = malloc(2 * (size_t)d->ncols * sizeof *count);
     double *share = malloc(4 * (size_t)R * sizeof *share); /* the shares, then slab_work_shares' inputs */
     int rc = count && share ? SL_OK : sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
