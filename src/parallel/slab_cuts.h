@@ -26,8 +26,8 @@ double slab_imbalance(const int64_t *per_slab, int nslabs);
  * particles (the halos, the ghosts' share), so the average cost overstates what a particle moved
  * away saves. Returns 0 (unknown) where the counts differ by at most 1% of n, or either window is
  * empty. */
-#define SLAB_MARGINAL_MIN 0.2
-#define SLAB_MARGINAL_MAX 1.5
+#define SLAB_MARGINAL_MIN 0.5
+#define SLAB_MARGINAL_MAX 1.0
 double slab_marginal_cost(double n, double work, double n_before, double work_before);
 
 /* Each slab's share of the particles (share[r], their sum 1) that gives every slab the same work
