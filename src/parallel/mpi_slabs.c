@@ -99,33 +99,22 @@ static int work_imbalance(struct domain *d, sim *s, double *imbalance, sl_err *e
     return SL_OK;
 }
 
-/* The particles per column of every rank, summed into count[ncols .. 2 ncols), and each rank's share
- * of them for the next cuts by work those that give each rank as much work
- * (slab_work_shares: every rank's count, work and marginal cost of the last window, gathered). */
+/* The particles per column of every rank, summed into count[ncols .. 2 ncols); by work also each
+ * rank's share of them for the next cuts (slab_work_shares from every rank's count, work and
+ * marginal cost in the last window, gathered behind the shares: share holds 4 size doubles). */
 static int column_shares(struct domain *d, sim *s, int by_work, int64_t *count, double *share, sl_err *err)
 {
     /* (staged, the host's positions are not current: the slab axis's come down, once a balance) */
     SL_TRY(domain_staged(s) ? s->be->halo->ids_to_host(s, PF_X + d->axis, err) : SL_OK);
     column_counts(d, &s->p, count);
     MPI_Allreduce(count, count + d->ncols, d->ncols, MPI_INT64_T, MPI_SUM, d->comm);
-    int R = d->size;
     if (!by_work)
         return SL_OK;
-    double mine[3] = {d->window_n, d->window_work, d->marginal}, *all = malloc(3 * (size_t)R * sizeof *all);
-    int ok = all != NULL, all_ok;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, d->comm); /* no rank left alone in the gather */
-    if (!all_ok) {
-        free(all);
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
-    }
-    MPI_Allgather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, d->comm);
+    int R = d->size;
     double *n = share + R, *work = share + 2 * R, *marginal = share + 3 * R;
-    for (int r = 0; r < R; ++r) {
-        n[r] = all[3 * r];
-        work[r] = all[3 * r + 1];
-        marginal[r] = all[3 * r + 2];
-    }
-    free(all);
+    MPI_Allgather(&d->window_n, 1, MPI_DOUBLE, n, 1, MPI_DOUBLE, d->comm);
+    MPI_Allgather(&d->window_work, 1, MPI_DOUBLE, work, 1, MPI_DOUBLE, d->comm);
+    MPI_Allgather(&d->marginal, 1, MPI_DOUBLE, marginal, 1, MPI_DOUBLE, d->comm);
     slab_work_shares(R, n, work, marginal, share);
     return SL_OK;
 }
@@ -168,7 +157,7 @@ int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
     d->correct_next = by_work && !correcting; /* one correction a balance: the windows' noise stays out */
     d->corrections += correcting;
     int64_t *count = malloc(2 * (size_t)d->ncols * sizeof *count);
-    double *share = malloc(4 * (size_t)R * sizeof *share); /* the shares, then slab_work_shares' inputs */
+    double *share = malloc(4 * (size_t)R * sizeof *share); /* the shares, then their inputs */
     int rc = count && share ? SL_OK : sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
     if (rc == SL_OK)
         rc = column_shares(d, s, by_work, count, share, err);
