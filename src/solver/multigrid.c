@@ -18,8 +18,12 @@ void multigrid_init(multigrid *mg, int diag_field)
 {
     memset(mg, 0, sizeof *mg);
     /* A and its Galerkin products are weakly diagonally dominant, so D^-1 A has its spectrum in
-     * (0, 2] and any weight below 1 smooths; 0.9 took the fewest iterations (docs/methods.md). */
-    mg->omega = R(0.9);
+     * (0, 2], and below 2 where the rows' graph has odd cycles (every particle's neighbourhood and
+     * the cells' stencils hold triangles): weight 1 still damps every mode and keeps the cycle
+     * symmetric positive definite (2 D - A > 0). It took the fewest iterations: SPHERIC Test 2 at
+     * 40 mm 6.1 a step against 6.8 at 0.9 and 6.3 at 1.1, the 10^5 box 5.0 against 5.3
+     * (docs/methods.md). */
+    mg->omega = R(1.0);
     /* over-correction of the piecewise-constant coarse correction (docs/methods.md) */
     mg->alpha = R(1.5);
     mg->coarsest_sweeps = 4;
