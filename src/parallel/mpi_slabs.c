@@ -22,9 +22,10 @@ static int column_counts(const struct domain *d, const particles *p, int64_t *co
     return 0;
 }
 
-static int cut(struct domain *d, const int64_t *count, sl_err *err)
+/* The cuts at the shares of count (NULL: equal shares). */
+static int cut(struct domain *d, const int64_t *count, const double *share, sl_err *err)
 {
-    if (slab_cuts(count, d->ncols, d->size, d->band, d->first))
+    if (slab_cuts_shared(count, d->ncols, d->size, d->band, share, d->first))
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %d cell columns cannot give %d ranks %d each", d->ncols,
                        d->size, d->band);
     return SL_OK;
@@ -49,7 +50,7 @@ int domain_distribute(sim *s, sl_err *err)
     int rc = all_ok ? SL_OK : sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory distributing %zu particles", n);
     if (rc == SL_OK && d->rank == 0) {
         column_counts(d, p, count);
-        rc = cut(d, count, err); /* cannot fail: domain_attach checked the columns */
+        rc = cut(d, count, NULL, err); /* cannot fail: domain_attach checked the columns */
         const real *x = p->f[PF_X + d->axis];
         const slab_rule rule = domain_rule(d, SLAB_MOVERS);
         for (size_t i = 0; i < n; ++i) {
@@ -122,9 +123,8 @@ static int column_shares(struct domain *d, sim *s, int by_work, int64_t *count, 
 /* Moves the cuts when the work drifts apart (by time: DOMAIN_TIME_IMBALANCE in DOMAIN_TIME_WINDOWS
  * comparisons in a row, or DOMAIN_IMBALANCE in one, or a third of DOMAIN_TIME_IMBALANCE's excess in
  * the first window after such a balance, which corrects it by the marginal costs measured across
- * it), or the counts do (DOMAIN_IMBALANCE; by time
- * only until the first comparison) or DOMAIN_BALANCE_EVERY steps passed (by count); checked once
- * per step. */
+ * it), or the counts do (DOMAIN_IMBALANCE; by time only until the first comparison) or
+ * DOMAIN_BALANCE_EVERY steps passed (by count); checked once per step. */
 int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
 {
     if (s->step == d->checked_step)
@@ -161,9 +161,8 @@ int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
     int rc = count && share ? SL_OK : sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
     if (rc == SL_OK)
         rc = column_shares(d, s, by_work, count, share, err);
-    if (rc == SL_OK && slab_cuts_shared(count + d->ncols, d->ncols, R, d->band, by_work ? share : NULL, d->first))
-        rc = sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %d cell columns cannot give %d ranks %d each", d->ncols, R,
-                     d->band);
+    if (rc == SL_OK)
+        rc = cut(d, count + d->ncols, by_work ? share : NULL, err);
     free(count);
     free(share);
     d->balanced_step = s->step;
