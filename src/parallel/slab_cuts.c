@@ -78,18 +78,26 @@ double slab_marginal_cost(double n, double work, double n_before, double work_be
     return fmin(fmax(secant, SLAB_MARGINAL_MIN * average), SLAB_MARGINAL_MAX * average);
 }
 
+/* The cost per particle slab r is taken at: its marginal cost, else its average cost, and the
+ * others' mean average cost for a slab without its own figures (own = 0). */
+static double slab_cost(const double *n, const double *work, const double *marginal, int r, double mean_cost,
+                        int *own)
+{
+    *own = n[r] > 0 && work[r] > 0;
+    return !*own ? mean_cost : marginal[r] > 0 ? marginal[r] : work[r] / n[r];
+}
+
 void slab_work_shares(int nslabs, const double *n, const double *work, const double *marginal, double *share)
 {
-    double mean_cost = 0;
+    double mean_cost = 0, total = 0;
     int known = 0;
-    for (int r = 0; r < nslabs; ++r)
+    for (int r = 0; r < nslabs; ++r) {
         if (n[r] > 0 && work[r] > 0) {
             mean_cost += work[r] / n[r];
             known++;
         }
-    double total = 0;
-    for (int r = 0; r < nslabs; ++r)
         total += n[r] > 0 ? n[r] : 0;
+    }
     if (!known || !(total > 0)) {
         for (int r = 0; r < nslabs; ++r)
             share[r] = 1.0 / nslabs;
@@ -98,19 +106,17 @@ void slab_work_shares(int nslabs, const double *n, const double *work, const dou
     mean_cost /= known;
     /* T = sum(work / a) / sum(1 / a); a slab without its own figures works 0 now at the mean cost */
     double over_a = 0, work_over_a = 0;
+    int own;
     for (int r = 0; r < nslabs; ++r) {
-        int own = n[r] > 0 && work[r] > 0;
-        double a = own ? (marginal[r] > 0 ? marginal[r] : work[r] / n[r]) : mean_cost;
-        double w = own ? work[r] : 0;
-        share[r] = a; /* (kept for the second loop) */
+        double a = slab_cost(n, work, marginal, r, mean_cost, &own);
         over_a += 1 / a;
-        work_over_a += w / a;
+        work_over_a += (own ? work[r] : 0) / a;
     }
     const double T = work_over_a / over_a;
     double sum = 0;
     for (int r = 0; r < nslabs; ++r) {
-        int own = n[r] > 0 && work[r] > 0;
-        double m = (own ? n[r] : 0) + (T - (own ? work[r] : 0)) / share[r];
+        double a = slab_cost(n, work, marginal, r, mean_cost, &own);
+        double m = (own ? n[r] : 0) + (T - (own ? work[r] : 0)) / a;
         share[r] = m > 0 ? m : 0;
         sum += share[r];
     }
