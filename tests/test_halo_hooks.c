@@ -102,7 +102,7 @@ static void test_scatter(void **state)
 }
 
 /* The host arrays are the CPU's state: it has none of the hooks that stage a device's arrays
- * (drop_ghosts, ids_to_host, fetch, remove, append), so parallel/mpi_halo.c and mpi_exchange.c keep
+ * (drop_ghosts, column_counts, fetch, remove, append), so parallel/mpi_halo.c and mpi_exchange.c keep
  * their host path on it (compacting and appending every array in place), the path the CPU's MPI
  * tests compare with one rank. */
 static void test_host_state(void **state)
@@ -111,7 +111,7 @@ static void test_host_state(void **state)
     const backend_halo_hooks *h = backend_cpu.halo;
     assert_non_null(h);
     assert_null(h->drop_ghosts);
-    assert_null(h->ids_to_host);
+    assert_null(h->column_counts);
     assert_null(h->fetch);
     assert_null(h->remove);
     assert_null(h->append);

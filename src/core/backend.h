@@ -232,10 +232,11 @@ typedef struct backend_halo_hooks {
      * without neighbours run before the next build_cells). NULL where the host arrays are the
      * state: mpi_halo.c compacts them. */
     int (*drop_ghosts)(struct sim *s, int keep_rates, sl_err *err);
-    /* Copies the ids and field `field` of every particle into the host arrays, the others left as
-     * they are (sim_sync_host still copies everything): what a balance's histogram reads (field:
-     * the slab axis's positions). NULL where the host arrays are the state. */
-    int (*ids_to_host)(struct sim *s, int field, sl_err *err);
+    /* The particles per cell column along the rule's axis (slab_column_counts, core/slab_rule.h,
+     * over every particle), into count[0 .. rule->ncols) (host): a balance's histogram, counted
+     * where the particles are, so only the counts cross the bus. NULL where the host arrays are
+     * the state. */
+    int (*column_counts)(struct sim *s, const slab_rule *rule, int64_t *count, sl_err *err);
     /* The cell build's exchanges (migration and the ghosts, mpi_exchange.c) without copying every
      * array: the particles travel as record columns (record_columns below) in host memory (device
      * memory GPU to GPU: peer_buffer), the host arrays are not touched (the host stays marked

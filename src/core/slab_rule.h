@@ -7,6 +7,7 @@
 
 #include "base/real.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum slab_choice {
@@ -38,6 +39,20 @@ static inline HD int slab_column(const slab_rule *r, real x)
     if (f >= r->ncols)
         return r->ncols - 1;
     return (int)f;
+}
+
+/* The particles per column of n positions x along the rule's axis, into count[0 .. ncols) (NaN
+ * positions are nobody's to count): the host's loop, which a device backend's column_counts hook
+ * must equal. */
+static inline void slab_column_counts(const slab_rule *r, const real *x, size_t n, int64_t *count)
+{
+    for (int c = 0; c < r->ncols; ++c)
+        count[c] = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const int c = slab_column(r, x[i]);
+        if (c >= 0)
+            count[c]++;
+    }
 }
 
 /* The rank whose slab holds column col >= 0: the last r with first[r] <= col. */

@@ -4,8 +4,8 @@
  * stable compaction on the device; the records of the particles to send fetched and the arrivals
  * appended through the same staging; the movers and the bands chosen by slab_rule.h's rule where
  * the particles are; the halo's plan followed through the sort by its permutation. Only the bands'
- * and the movers' values and places cross the bus, never whole arrays (but ids_to_host's ids and
- * slab-axis positions, once a balance). */
+ * and the movers' values and places cross the bus, never whole arrays; a balance's histogram is
+ * counted here too. */
 #include "cuda_state.h"
 
 #include "gpu_check.h"
@@ -97,6 +97,37 @@ __global__ void k_slab_count(const slab_rule r, const int *__restrict__ first, c
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i <= n; i += stride) {
         int dest[2];
         count[i] = i < n ? slab_destinations(&r, first, x[i], id[i], dest) : 0;
+    }
+}
+
+/* count[c] += the particles i < n in column c. The particles are sorted by cell, so a warp's lanes
+ * mostly share a column: one atomic for each column a warp holds, into the block's histogram in
+ * shared memory (where the columns fit, `local`), then the block's into count. */
+__global__ void k_column_counts(const slab_rule r, const real *__restrict__ x, size_t n,
+                                unsigned long long *__restrict__ count, int local)
+{
+    extern __shared__ unsigned int block_count[];
+    if (local) {
+        for (int c = threadIdx.x; c < r.ncols; c += blockDim.x)
+            block_count[c] = 0;
+        __syncthreads();
+    }
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const int c = slab_column(&r, x[i]);
+        const unsigned same = __match_any_sync(__activemask(), c);
+        if (c < 0 || (threadIdx.x & 31) != __ffs(same) - 1) /* the lowest lane of each column adds */
+            continue;
+        if (local)
+            atomicAdd(&block_count[c], (unsigned)__popc(same));
+        else
+            atomicAdd(&count[c], (unsigned long long)__popc(same));
+    }
+    if (local) {
+        __syncthreads();
+        for (int c = threadIdx.x; c < r.ncols; c += blockDim.x)
+            if (block_count[c])
+                atomicAdd(&count[c], (unsigned long long)block_count[c]);
     }
 }
 
@@ -374,14 +405,28 @@ static int cuda_halo_append(sim *s, const void *cols, size_t n, sl_err *err)
     return SL_OK;
 }
 
-/* Two arrays instead of every one (the host stays marked stale: sim_sync_host copies the rest). */
-static int cuda_halo_ids_to_host(sim *s, int field, sl_err *err)
+/* The balance's histogram on the device: ncols counts come down instead of every position. */
+static int cuda_halo_column_counts(sim *s, const slab_rule *rule, int64_t *count, sl_err *err)
 {
+    static_assert(sizeof(int64_t) == sizeof(unsigned long long), "the counts come down as they are");
     cuda_sim *st = state_of(s);
     if (!st)
-        return gpu_fail_input(err, "CUDA backend: the ids asked for before the particles reached the device");
-    GPU_TRY(cudaMemcpy(s->p.id, st->id, s->p.n * sizeof(int32_t), cudaMemcpyDeviceToHost), err);
-    GPU_TRY(cudaMemcpy(s->p.f[field], st->f[field], s->p.n * sizeof(real), cudaMemcpyDeviceToHost), err);
+        return gpu_fail_input(err, "CUDA backend: columns counted before the particles reached the device");
+    if (rule->axis < 0 || rule->axis > 2 || rule->ncols < 1)
+        return gpu_fail_input(err, "CUDA backend: %d columns along axis %d", rule->ncols, rule->axis);
+    const size_t n = s->p.n, cols = (size_t)rule->ncols, shared = cols * sizeof(unsigned int);
+    int rc;
+    if ((rc = gpu_scratch_reserve(&st->halo_index, cols * sizeof(unsigned long long), err)))
+        return rc;
+    unsigned long long *dev = (unsigned long long *)st->halo_index.ptr;
+    const int local = shared <= 48 * 1024; /* without opting in to more */
+    GPU_TRY(cudaMemsetAsync(dev, 0, cols * sizeof *dev), err);
+    if (n) {
+        k_column_counts<<<gpu_blocks_for(n), GPU_THREADS, local ? shared : 0>>>(*rule, st->f[PF_X + rule->axis], n,
+                                                                               dev, local);
+        GPU_LAUNCHED("column_counts", err);
+    }
+    GPU_TRY(cudaMemcpy(count, dev, cols * sizeof *dev, cudaMemcpyDeviceToHost), err);
     return SL_OK;
 }
 
@@ -510,7 +555,7 @@ static void cuda_host_buffer_free(sim *s, backend_buffer *buf)
 }
 
 extern "C" const backend_halo_hooks cuda_halo_hooks = {
-    cuda_halo_gather,      cuda_halo_scatter,     cuda_halo_drop,        cuda_halo_ids_to_host,
+    cuda_halo_gather,      cuda_halo_scatter,     cuda_halo_drop,        cuda_halo_column_counts,
     cuda_halo_fetch,       cuda_halo_remove,      cuda_halo_append,      cuda_halo_after_sort,
     cuda_host_buffer,      cuda_host_buffer_free, cuda_halo_select,      cuda_halo_plan,
     cuda_peer_buffer,

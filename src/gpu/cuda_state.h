@@ -64,7 +64,8 @@ typedef struct cuda_sim {
     gpu_scratch mg_select;   /* DeviceSelect's temporary storage for the multigrid's listed cells */
     gpu_scratch halo_stage;  /* the MPI halo's values on their way to or from the host (cuda_halo.cu) */
     gpu_scratch halo_routes; /* select's routes, by destination at the end: read by fetch, remove and plan */
-    gpu_scratch halo_index;  /* the drop and remove's places and order; the lists fetch and remove upload */
+    gpu_scratch halo_index;  /* the drop and remove's places and order; the lists fetch and remove upload;
+                              * a balance's column counts */
     gpu_scratch probe_stage; /* the probes' particles packed for the host (cuda_probes.cu) */
     void *probe_host;        /* the same in page-locked host memory, with the totals */
     size_t probe_host_bytes;

@@ -256,7 +256,7 @@ int domain_select(struct domain *d, sim *s, enum slab_choice c, routes *r, sl_er
 static inline int domain_staged(const sim *s)
 {
     const backend_halo_hooks *h = s->be->halo;
-    return h->fetch && h->remove && h->append && h->ids_to_host && h->select &&
+    return h->fetch && h->remove && h->append && h->column_counts && h->select &&
            !(s->domain && s->domain->whole_arrays);
 }
 

@@ -8,18 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Particles per cell column of this rank's particles (NaN positions are nobody's to count). */
-static int column_counts(const struct domain *d, const particles *p, int64_t *count)
+/* Particles per cell column of this rank's particles, counted where they are (a device backend's
+ * hook: only the counts cross the bus) or in the host arrays. */
+static int column_counts(const struct domain *d, sim *s, int64_t *count, sl_err *err)
 {
-    memset(count, 0, (size_t)d->ncols * sizeof *count);
-    const real *x = p->f[PF_X + d->axis];
     const slab_rule rule = domain_rule(d, SLAB_MOVERS);
-    for (size_t i = 0; i < p->n; ++i) {
-        int c = slab_column(&rule, x[i]);
-        if (c >= 0)
-            count[c]++;
-    }
-    return 0;
+    if (domain_staged(s))
+        return s->be->halo->column_counts(s, &rule, count, err);
+    slab_column_counts(&rule, s->p.f[PF_X + d->axis], s->p.n, count);
+    return SL_OK;
 }
 
 /* The cuts at the shares of count (NULL: equal shares). */
@@ -49,10 +46,10 @@ int domain_distribute(sim *s, sl_err *err)
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, d->comm); /* no rank left alone in a broadcast */
     int rc = all_ok ? SL_OK : sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory distributing %zu particles", n);
     if (rc == SL_OK && d->rank == 0) {
-        column_counts(d, p, count);
-        rc = cut(d, count, NULL, err); /* cannot fail: domain_attach checked the columns */
         const real *x = p->f[PF_X + d->axis];
         const slab_rule rule = domain_rule(d, SLAB_MOVERS);
+        slab_column_counts(&rule, x, n, count); /* the host arrays: synced above */
+        rc = cut(d, count, NULL, err);          /* cannot fail: domain_attach checked the columns */
         for (size_t i = 0; i < n; ++i) {
             int c = slab_column(&rule, x[i]);
             owner[p->id[i]] = (uint16_t)(c < 0 ? 0 : slab_owner(d->first, d->size, c));
@@ -105,9 +102,7 @@ static int work_imbalance(struct domain *d, sim *s, double *imbalance, sl_err *e
  * marginal cost in the last window, gathered behind the shares: share holds 4 size doubles). */
 static int column_shares(struct domain *d, sim *s, int by_work, int64_t *count, double *share, sl_err *err)
 {
-    /* (staged, the host's positions are not current: the slab axis's come down, once a balance) */
-    SL_TRY(domain_staged(s) ? s->be->halo->ids_to_host(s, PF_X + d->axis, err) : SL_OK);
-    column_counts(d, &s->p, count);
+    SL_TRY(column_counts(d, s, count, err));
     MPI_Allreduce(count, count + d->ncols, d->ncols, MPI_INT64_T, MPI_SUM, d->comm);
     if (!by_work)
         return SL_OK;

@@ -4,8 +4,9 @@
  * the particles whose id is negative, the others in their order with every field. The CPU's hooks
  * run on a copy of the CUDA sim's host arrays. Then the cell build's hooks, which the CPU does not
  * have, against plain loops: the removal of a list (the migration's leavers), the fetch of a list's
- * records as columns, the append of arrivals from columns past the arrays' capacity, and a sort of the grown arrays; the selection of movers, bands and ghosts against the
- * host's loop with the same rule. Exits 77 (skipped) without a device. */
+ * records as columns, the append of arrivals from columns past the arrays' capacity, and a sort of
+ * the grown arrays; the selection of movers, bands and ghosts against the host's loop with the same
+ * rule, and the balance's column counts. Exits 77 (skipped) without a device. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -313,6 +314,23 @@ static void choices(void **state)
     for (int h = 0; h < 2; ++h) {
         idx[h] = malloc(2 * n * sizeof *idx[h]);
         dest[h] = malloc(2 * n * sizeof *dest[h]);
+    }
+    /* the balance's histogram (column_counts) against the host's loop: 30 columns (a block's
+     * histogram in shared memory) and 20,000 (past it: global atomics); the NaN counts nowhere */
+    for (int fine = 0; fine < 2; ++fine) {
+        const int ncols = fine ? 20000 : 30;
+        const slab_rule rule = {SLAB_MOVERS, 0, ncols, 0, 3, 2, 0.0, 0.6 / ncols};
+        int64_t *got = calloc((size_t)ncols, sizeof *got), *expect = calloc((size_t)ncols, sizeof *expect), sum = 0;
+        if (s.be->halo->column_counts(&s, &rule, got, &err))
+            fail_msg("%s", err.msg);
+        slab_column_counts(&rule, s.p.f[PF_X], n, expect);
+        for (int c = 0; c < ncols; ++c)
+            sum += got[c];
+        printf("column counts: %d columns, %lld particles\n", ncols, (long long)sum);
+        assert_int_equal(sum, n - 1);
+        assert_memory_equal(got, expect, (size_t)ncols * sizeof *got);
+        free(got);
+        free(expect);
     }
     for (int c = SLAB_MOVERS; c <= SLAB_BANDS; ++c)
         for (int rank = 0; rank < 3; ++rank) {
