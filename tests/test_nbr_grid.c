@@ -237,6 +237,60 @@ static void test_nan_goes_to_sink(void **state)
     particles_free(&p);
 }
 
+/* Parked MPI ghosts (a negative id at a NaN x, nbr_sort_key) are dropped by the sort, and the others
+ * end exactly as a build without them puts them: the same ids, cells and field values in the same
+ * places. A NaN x with an id >= 0 (a particle that blew up) is kept in the sink, as are ghosts
+ * outside the domain at a number. */
+static void test_parked_ghosts_dropped(void **state)
+{
+    (void)state;
+    const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 0};
+    const size_t n = 3000;
+    particles p, q;
+    make_layout(&p, 2, CLUSTERED, n, lo, hi, 11);
+    assert_int_equal(particles_alloc(&q, n, NULL), SL_OK);
+    size_t parked = 0, m = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (i % 7 == 3) {
+            p.id[i] = -1 - p.id[i];
+            if (i % 2) { /* parked; the others stay as live ghosts */
+                p.f[PF_X][i] = (real)NAN;
+                ++parked;
+                continue;
+            }
+        }
+        if (i == 12) /* a particle that blew up: kept, in the sink */
+            p.f[PF_X][i] = (real)NAN;
+        if (i == 24) /* a ghost outside the domain at a number: kept, in the sink */
+            p.f[PF_X][i] = (real)2.0;
+        for (int a = 0; a < 3; ++a)
+            q.f[PF_X + a][m] = p.f[PF_X + a][i];
+        q.f[PF_VX][m] = p.f[PF_VX][i];
+        q.id[m] = p.id[i];
+        q.type[m++] = p.type[i];
+    }
+    q.n = m;
+    nbr_grid g, h;
+    assert_int_equal(nbr_grid_init(&g, 2, 2, (real)0.1, lo, hi, 0, 1 << 20, NULL), SL_OK);
+    assert_int_equal(nbr_grid_init(&h, 2, 2, (real)0.1, lo, hi, 0, 1 << 20, NULL), SL_OK);
+    assert_int_equal(nbr_grid_build(&g, &p, NULL), SL_OK);
+    assert_int_equal(nbr_grid_build(&h, &q, NULL), SL_OK);
+    printf("%zu particles, %zu parked: %zu kept, %zu inside\n", n, parked, p.n, g.n_inside);
+    assert_true(parked > 100);
+    assert_int_equal(p.n, n - parked);
+    assert_int_equal(g.n_inside, h.n_inside);
+    assert_int_equal(g.n_inside, p.n - 2);
+    assert_memory_equal(p.id, q.id, m * sizeof *p.id);
+    assert_memory_equal(g.cell, h.cell, m * sizeof *g.cell);
+    assert_memory_equal(g.cell_start, h.cell_start, ((size_t)g.ncells + 2) * sizeof *g.cell_start);
+    assert_memory_equal(p.f[PF_Y], q.f[PF_Y], m * sizeof(real));
+    assert_memory_equal(p.f[PF_VX], q.f[PF_VX], m * sizeof(real));
+    nbr_grid_free(&g);
+    nbr_grid_free(&h);
+    particles_free(&p);
+    particles_free(&q);
+}
+
 static void test_too_many_cells_is_an_error(void **state)
 {
     (void)state;
@@ -405,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_stable_order_inside_cells),
         cmocka_unit_test(test_empty_and_single),
         cmocka_unit_test(test_nan_goes_to_sink),
+        cmocka_unit_test(test_parked_ghosts_dropped),
         cmocka_unit_test(test_too_many_cells_is_an_error),
         cmocka_unit_test(test_periodic_candidates),
         cmocka_unit_test(test_periodic_period_too_short),

@@ -5,15 +5,16 @@
 
 #include <math.h>
 
-/* Each particle's cell; positions that left across a periodic seam are folded back first. */
-__global__ void k_cell_of(nbr_grid g, real *x, real *y, real *z, int32_t *cell, int32_t n)
+/* Each particle's key (nbr_sort_key: its cell, or the parked ghosts' key); positions that left
+ * across a periodic seam are folded back first. */
+__global__ void k_cell_of(nbr_grid g, real *x, real *y, real *z, const int32_t *id, int32_t *cell, int32_t n)
 {
     int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
     if (i >= n)
         return;
     if (g.view.periodic)
         nbr_fold_position(&g.view, &x[i], &y[i], &z[i]);
-    cell[i] = nbr_cell_of(&g, x[i], y[i], z[i]);
+    cell[i] = nbr_sort_key(&g, x[i], y[i], z[i], id[i]);
 }
 
 /* counters[0] = particles inside (cell_start[ncells]); counters[1] = most particles in a cell. */
@@ -50,10 +51,10 @@ static int choose_scan(sim *s, sl_err *err)
     float best = INFINITY;
     /* the trials scan cell_start in place before any sort has written it: give it defined contents
      * (compute-sanitizer initcheck reported every element of the first trial as uninitialised) */
-    GPU_TRY(cudaMemset(st->cell_start, 0, ((size_t)s->g.ncells + 2) * sizeof(int32_t)), err);
+    GPU_TRY(cudaMemset(st->cell_start, 0, ((size_t)s->g.ncells + 3) * sizeof(int32_t)), err);
     gpu_scan_kind kinds[2] = {GPU_SCAN_BLOCKED, GPU_SCAN_CUB};
     for (int k = 0; k < 2; ++k) {
-        scan_trial trial = {st, (size_t)s->g.ncells + 2, kinds[k]};
+        scan_trial trial = {st, (size_t)s->g.ncells + 3, kinds[k]};
         float ms;
         int rc = cuda_time_best_of(st, 4, launch_scan_trial, &trial, &ms, err);
         if (rc)
@@ -68,14 +69,14 @@ static int choose_scan(sim *s, sl_err *err)
 }
 
 /* cell[i] of every particle from its position (before the sort: the keys; after the reorder: the
- * cells of the sorted particles). */
+ * cells of the sorted particles, no parked ghost among them). */
 static int compute_cells(sim *s, sl_err *err)
 {
     cuda_sim *st = state_of(s);
     size_t n = s->p.n;
     if (n > 0) {
-        k_cell_of<<<(unsigned)((n + 255) / 256), 256>>>(s->g, st->f[PF_X], st->f[PF_Y], st->f[PF_Z], st->cell,
-                                                       (int32_t)n);
+        k_cell_of<<<(unsigned)((n + 255) / 256), 256>>>(s->g, st->f[PF_X], st->f[PF_Y], st->f[PF_Z], st->id,
+                                                       st->cell, (int32_t)n);
         GPU_LAUNCHED("cell_of", err);
     }
     return SL_OK;
@@ -174,11 +175,17 @@ int cuda_build_cells(sim *s, sl_err *err)
     cuda_timer_start(s);
     if ((rc = compute_cells(s, err)))
         return rc;
-    if ((rc = gpu_sort_keys(st->cell, n, (size_t)s->g.ncells + 1, st->sort, st->scan, order,
+    /* the cells, the sink and the parked ghosts' key (nbr_sort_key) */
+    if ((rc = gpu_sort_keys(st->cell, n, (size_t)s->g.ncells + 2, st->sort, st->scan, order,
                             NULL, st->cell_start, &st->scratch, err)))
         return rc;
     cuda_timer_stop(s, "build.sort", st->sort == GPU_SORT_RADIX ? "radix" : st->scan == GPU_SCAN_CUB ? "counting+cub" : "counting+blocked");
     cuda_timer_start(s);
+    /* the parked ghosts, sorted last, are not reordered: dropped (the count waits for the sort) */
+    int32_t kept;
+    GPU_TRY(cudaMemcpy(&kept, st->cell_start + s->g.ncells + 1, sizeof kept, cudaMemcpyDeviceToHost), err);
+    st->sorted_from = n;
+    s->p.n = n = (size_t)kept;
     if ((rc = cuda_reorder_fields(s, order, n, err)))
         return rc;
     /* the cells of the sorted particles from their sorted positions: the same function of the same

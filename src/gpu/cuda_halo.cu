@@ -518,9 +518,10 @@ static int cuda_halo_after_sort(sim *s, const int32_t *before, size_t m, int32_t
         return SL_OK;
     const int32_t *order = st->order_field >= 0 ? (const int32_t *)st->f[st->order_field] : st->order;
     int rc;
-    if ((rc = gpu_scratch_reserve(&st->halo_index, (n + m) * sizeof(int32_t), err)))
+    const size_t sorted = st->sorted_from > n ? st->sorted_from : n; /* the parked among them dropped */
+    if ((rc = gpu_scratch_reserve(&st->halo_index, (sorted + m) * sizeof(int32_t), err)))
         return rc;
-    int32_t *place = (int32_t *)st->halo_index.ptr, *list = place + n;
+    int32_t *place = (int32_t *)st->halo_index.ptr, *list = place + sorted;
     k_invert<<<gpu_blocks_for(n), GPU_THREADS>>>(order, place, n);
     GPU_LAUNCHED("halo_invert", err);
     GPU_TRY(cudaMemcpy(list, before, m * sizeof *list, cudaMemcpyDefault), err); /* host or device */

@@ -34,12 +34,14 @@ typedef struct cuda_sim {
                               * array of the transient field order_field (dead from the sort to the
                               * pass that writes it, as the reorder skips it) */
     int order_field;
+    size_t sorted_from;      /* particles the last sort ordered: order's places run up to it (the parked
+                              * ghosts among them dropped since, cuda_build_cells) */
     real *field_slab;        /* every real field's array, one after another (see alloc_arrays) */
     int rotating[GPU_GATHER_MAX_FIELDS]; /* the transient fields whose arrays the reorder hands on */
     int nrotating;
     real *pad[GPU_GATHER_MAX_FIELDS];    /* arrays that fill the ring up to a multiple of the batch */
     int npad;
-    int32_t *cell_start;     /* ncells + 2 */
+    int32_t *cell_start;     /* ncells + 2, and the sort's key of the parked ghosts (nbr_sort_key) */
     int32_t *counters;       /* [0] particles inside, [1] most particles in a cell */
     int32_t *mg_longest;     /* the multigrid's longest assembled row (cuda_multigrid.cu) */
     double *cg_scalar;       /* the CG's scalars (backend.h: enum cg_slot; cuda_vectors.cu) */

@@ -57,7 +57,7 @@ int nbr_grid_init(nbr_grid *g, int dim, int ndiv, real r_max, const double dmin[
                            (long long)max_cells, (double)g->cell_width);
     }
     g->ncells = total;
-    g->cell_start = calloc((size_t)total + 2, sizeof *g->cell_start);
+    g->cell_start = calloc((size_t)total + 3, sizeof *g->cell_start); /* + the parked ghosts' key */
     if (!g->cell_start)
         return sl_fail(err, SL_ERR_RUNTIME, "out of memory for %lld neighbour cells", (long long)total);
 
@@ -122,17 +122,17 @@ int nbr_grid_reserve(nbr_grid *g, size_t n, sl_err *err)
             dst_[k_] = src_[g->order[k_]];                                                        \
     } while (0)
 
-/* Counts per cell into the cells' first particles: the exclusive prefix sum over cells and the sink,
- * with the total in start[nc + 1]. */
-static void counts_to_starts(int32_t *start, int64_t nc)
+/* Counts per key into the keys' first particles: the exclusive prefix sum over keys [0, nkeys), with
+ * the total in start[nkeys]. */
+static void counts_to_starts(int32_t *start, int64_t nkeys)
 {
     int32_t sum = 0;
-    for (int64_t c = 0; c <= nc; ++c) {
+    for (int64_t c = 0; c < nkeys; ++c) {
         int32_t cnt = start[c];
         start[c] = sum;
         sum += cnt;
     }
-    start[nc + 1] = sum;
+    start[nkeys] = sum;
 }
 
 void nbr_grid_recount(nbr_grid *g, size_t n)
@@ -142,7 +142,7 @@ void nbr_grid_recount(nbr_grid *g, size_t n)
     memset(start, 0, ((size_t)nc + 2) * sizeof *start);
     for (size_t i = 0; i < n; ++i)
         start[g->cell[i]]++; /* the sink's number (nc) for those outside */
-    counts_to_starts(start, nc);
+    counts_to_starts(start, nc + 1);
     g->n_inside = (size_t)start[nc];
 }
 
@@ -175,26 +175,29 @@ int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err)
     for (size_t i = 0; i < n; ++i) {
         if (g->view.periodic)
             nbr_fold_position(&g->view, &x[i], &y[i], &z[i]);
-        g->cell_tmp[i] = nbr_cell_of(g, x[i], y[i], z[i]);
+        g->cell_tmp[i] = nbr_sort_key(g, x[i], y[i], z[i], p->id[i]);
     }
 
-    /* Counting sort: counts, exclusive prefix sum, stable scatter. Serial passes of O(n + cells):
-     * cheap next to the interaction passes and independent of the thread count. */
-    memset(start, 0, ((size_t)nc + 2) * sizeof *start);
+    /* Counting sort over the cells, the sink and the parked ghosts (nc + 2 keys): counts, exclusive
+     * prefix sum, stable scatter. Serial passes of O(n + cells): cheap next to the interaction
+     * passes and independent of the thread count. */
+    memset(start, 0, ((size_t)nc + 3) * sizeof *start);
     for (size_t i = 0; i < n; ++i)
         start[g->cell_tmp[i]]++;
-    counts_to_starts(start, nc);
+    counts_to_starts(start, nc + 2);
     for (size_t i = 0; i < n; ++i) {
         int32_t c = g->cell_tmp[i];
         int32_t slot = start[c]++;
         g->order[slot] = (int32_t)i;
         g->cell[slot] = c;
     }
-    /* The scatter advanced each start to the next cell's start: shift back by one cell. */
-    for (int64_t c = nc; c > 0; --c)
+    /* The scatter advanced each start to the next key's start: shift back by one key. */
+    for (int64_t c = nc + 1; c > 0; --c)
         start[c] = start[c - 1];
     start[0] = 0;
     g->n_inside = (size_t)start[nc];
+    n = (size_t)start[nc + 1]; /* the parked ghosts, last, are not reordered: dropped */
+    p->n = n;
 
     for (int k = 0; k < p->nfields; ++k) {
         if (p->transient[k])

@@ -24,7 +24,7 @@
  * grid's layout, so a pass can also find the cell of a point that is not a particle (mDBC's ghost
  * nodes). */
 typedef struct nbr_view {
-    const int32_t *cell_start; /* ncells + 2 entries */
+    const int32_t *cell_start; /* ncells + 2 entries (the sort's array has one more: nbr_sort_key's) */
     const int32_t *cell;       /* cell of each (sorted) particle */
     int dim, ndiv;
     int nruns;
@@ -117,9 +117,18 @@ HD static inline int32_t nbr_cell_of(const nbr_grid *g, real x, real y, real z)
     return nbr_view_cell_of(&g->view, x, y, z);
 }
 
-/* Computes every particle's cell, sorts the particles by cell with a stable counting sort
- * (exclusive prefix sum into cell_start), and reorders every particle array the same way.
- * Stable: the order inside a cell is the previous order, so runs are reproducible. */
+/* The sort's key of a particle: its cell (the sink, ncells, outside the domain), or ncells + 1 for a
+ * parked MPI ghost, a negative id at a NaN x (parallel/mpi_halo.c: the ghosts of a step whose rates
+ * are spent, which the next sort drops instead of a compaction of every array before it). */
+HD static inline int32_t nbr_sort_key(const nbr_grid *g, real x, real y, real z, int32_t id)
+{
+    return id < 0 && !(x == x) ? (int32_t)(g->ncells + 1) : nbr_cell_of(g, x, y, z);
+}
+
+/* Computes every particle's key (nbr_sort_key), sorts the particles by it with a stable counting
+ * sort (exclusive prefix sum into cell_start), and reorders every particle array the same way; the
+ * parked ghosts, sorted last, are dropped (p->n shrinks). Stable: the order inside a cell is the
+ * previous order, so runs are reproducible, and the same as had the parked been taken out first. */
 int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err);
 
 /* cell_start and n_inside again from the cells of the sorted particles [0, n) (g->cell), after some

@@ -493,6 +493,7 @@ static int row_particles(sim *s, io_probe_row *row, sl_err *err)
 int io_probes_gather(sim *s, io_probe_row *row, sl_err *err)
 {
     memset(row, 0, sizeof *row);
+    SL_TRY(domain_settle(s, err)); /* this rank's own particles only */
     probe_view *v = &row->view;
     v->sc = s->sc;
     v->mass = s->P.mass;

@@ -130,11 +130,20 @@ int domain_zero_ghosts(sim *s, const int *fields, int n, sl_err *err);
  * grid consistent (what the passes wrote stays with this rank's particles). */
 int domain_drop_halo(sim *s, sl_err *err);
 
-/* The same once the step's rates are spent (its integration done): the transient fields may be
- * left undefined, which spares a device backend a copy of each (backend.halo.drop_ghosts). The
- * ghosts may stay through the integration passes (each particle integrates alone) provided they
- * are out of the time step's minimum (domain_set_ghosts). */
+/* The same once the step's rates are spent (its integration done): the ghosts are parked (a NaN x)
+ * and the next cell build's sort drops them, so no array is compacted now. The ghosts may stay
+ * through the integration passes (each particle integrates alone) provided they are out of the
+ * time step's minimum (domain_set_ghosts). Until that build the particles hold the parked ghosts:
+ * whatever reads or counts them between steps (output, probes, the viewer) calls domain_settle
+ * first, or counts domain_owned. */
 int domain_drop_spent_halo(sim *s, sl_err *err);
+
+/* The parked ghosts compacted away now (their transient fields left undefined): before the
+ * particles are read between steps. Nothing to do without parked ghosts, or on one rank. */
+int domain_settle(sim *s, sl_err *err);
+
+/* This rank's own particles: s->p.n less the parked ghosts. */
+size_t domain_owned(const sim *s);
 
 /* ---- a system solved across ranks (the semi-implicit MPS pressure, solver/pcg.h) --------------- */
 

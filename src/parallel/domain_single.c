@@ -133,6 +133,18 @@ int domain_drop_spent_halo(sim *s, sl_err *err)
     return SL_OK;
 }
 
+int domain_settle(sim *s, sl_err *err)
+{
+    (void)s;
+    (void)err;
+    return SL_OK;
+}
+
+size_t domain_owned(const sim *s)
+{
+    return s->p.n;
+}
+
 int domain_refresh_field(sim *s, int field, sl_err *err)
 {
     (void)s;

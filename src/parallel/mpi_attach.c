@@ -129,7 +129,7 @@ void domain_describe(const sim *s, char *buf, size_t len)
         w += snprintf(buf + w, len - (size_t)w, " %d", d->first[r]);
     if (w > 0 && (size_t)w < len)
         w += snprintf(buf + w, len - (size_t)w, " of %d (%.4g m wide); particles per rank", d->ncols, d->width);
-    w = per_rank(d, (double)s->p.n, " %.0f", buf, len, w);
+    w = per_rank(d, (double)domain_owned(s), " %.0f", buf, len, w);
     if (d->builds > 0) { /* (every rank has built as often) the plan keeps the last build's ghosts */
         if (w > 0 && (size_t)w < len)
             w += snprintf(buf + w, len - (size_t)w, "; ghosts per rank (last build)");

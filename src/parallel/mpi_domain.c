@@ -186,11 +186,16 @@ int domain_any(const sim *s, int flag)
     return all;
 }
 
+size_t domain_owned(const sim *s)
+{
+    return s->p.n - (s->domain ? s->domain->parked : 0);
+}
+
 size_t domain_total_particles(const sim *s)
 {
     if (!s->domain)
         return s->p.n;
-    unsigned long long mine = s->p.n, all;
+    unsigned long long mine = domain_owned(s), all;
     MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, s->domain->comm);
     return (size_t)all;
 }

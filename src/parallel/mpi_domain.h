@@ -101,7 +101,9 @@ struct domain {
     long time_balances; /* balances that moved the cuts by work */
     int correct_next;  /* the next comparison follows a balance by work (and may correct it) */
     long corrections;  /* of time_balances, those that corrected the one before */
-    size_t ghosts;     /* ghosts appended by the last exchange (0 once dropped) */
+    size_t ghosts;     /* ghosts appended by the last exchange (0 once dropped or parked) */
+    size_t parked;     /* spent ghosts parked for the next sort to drop (domain_drop_spent_halo), still
+                        * among the particles until then (or until domain_settle) */
     int whole_arrays;  /* SLUICE_MPI_WHOLE_ARRAYS set: the cell build copies every array each way even
                         * where the backend could stage it (domain_staged) */
     particles own;     /* the root's own particles while it holds everyone's (domain_gather) */

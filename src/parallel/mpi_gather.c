@@ -9,6 +9,9 @@ int domain_gather(sim *s, uint32_t fields, sl_err *err)
     struct domain *d = s->domain;
     if (!d)
         return SL_OK;
+    if (d->parked) /* a caller's slip: the state read must be the owned particles alone */
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu parked ghosts among the particles gathered "
+                       "(domain_settle first)", d->parked);
     particles *p = &s->p;
     int n = (int)p->n, R = d->size;
     int *count = d->counts, *off = d->counts + R;

@@ -5,6 +5,7 @@
  * bands' values and the movers' records, not its whole state. */
 #include "mpi_domain.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,8 +41,8 @@ int domain_build_cells(sim *s, sl_err *err)
     if (!d)
         return s->be->build_cells(s, err);
     double t = domain_clock(d);
-    if (d->ghosts) /* a step that did not drop them: never ghosts of ghosts (before the host copy:
-                    * a device backend drops them where they are; the sort leaves no rate in place) */
+    if (d->ghosts) /* a step that did not drop them: never ghosts of ghosts (parked: the sort drops
+                    * them; the sort leaves no rate in place) */
         SL_TRY(domain_drop_spent_halo(s, err));
     t = domain_lap(d, DT_DROP, t);
     int staged = domain_staged(s);
@@ -52,7 +53,12 @@ int domain_build_cells(sim *s, sl_err *err)
     if (!staged)
         SL_TRY(sim_sync_device(s, err));
     t = domain_lap(d, DT_EXCHANGE, t);
+    const size_t unsorted = s->p.n;
     SL_TRY(s->be->build_cells(s, err));
+    if (unsorted - s->p.n != d->parked) /* (a moving wall's placing would have un-NaN'd one) */
+        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: the sort dropped %zu particles where %zu ghosts were parked",
+                       unsorted - s->p.n, d->parked);
+    d->parked = 0;
     t = domain_lap(d, DT_SORT, t);
     int rc = domain_plan_follow_sort(d, s, err);
     d->planned = rc == SL_OK;
@@ -70,15 +76,9 @@ static int need_plan(const struct domain *d, sl_err *err)
                                 "without a plan (domain_build_cells makes one)");
 }
 
-static int drop_halo(sim *s, int keep_rates, sl_err *err)
+/* The ghosts (every negative id: those of the last build, or the parked ones) compacted away. */
+static int compact_ghosts(sim *s, int keep_rates, sl_err *err)
 {
-    struct domain *d = s->domain;
-    if (!d)
-        return SL_OK;
-    d->planned = 0; /* the owned particles move down: the send lists go stale */
-    if (!d->ghosts)
-        return SL_OK;
-    d->ghosts = 0;
     if (s->be->halo->drop_ghosts) /* a device backend compacts its arrays where they are */
         return s->be->halo->drop_ghosts(s, keep_rates, err);
     sim_sync_host(s); /* (no backend that keeps its particles elsewhere lacks the hook today) */
@@ -93,6 +93,36 @@ static int drop_halo(sim *s, int keep_rates, sl_err *err)
     return sim_sync_device(s, err);
 }
 
+/* Spent ghosts parked instead of compacted: a NaN x at each of the plan's slots, so that the next
+ * sort drops them (nbr_sort_key) where it moves every array anyway. Nothing between reads them
+ * but the cell build's choices, which pass over NaN positions (slab_rule.h), and what reads the
+ * particles calls domain_settle first. */
+static int park_ghosts(struct domain *d, sim *s, sl_err *err)
+{
+    const real nan = (real)NAN;
+    const int field = PF_X;
+    SL_TRY(s->be->halo->scatter(s, &field, 1, d->slot_at, d->plan_recv, &nan, HALO_FILL, err));
+    d->parked = d->ghosts;
+    d->ghosts = 0;
+    return SL_OK;
+}
+
+static int drop_halo(sim *s, int keep_rates, sl_err *err)
+{
+    struct domain *d = s->domain;
+    if (!d)
+        return SL_OK;
+    const int park = !keep_rates && d->ghosts && d->planned && d->plan_recv == d->ghosts;
+    d->planned = 0; /* the owned particles move down (or the slots are parked): the lists go stale */
+    if (park)
+        return park_ghosts(d, s, err);
+    if (!d->ghosts && !d->parked)
+        return SL_OK;
+    d->ghosts = 0;
+    d->parked = 0;
+    return compact_ghosts(s, keep_rates, err);
+}
+
 int domain_drop_halo(sim *s, sl_err *err)
 {
     return drop_halo(s, 1, err);
@@ -101,6 +131,15 @@ int domain_drop_halo(sim *s, sl_err *err)
 int domain_drop_spent_halo(sim *s, sl_err *err)
 {
     return drop_halo(s, 0, err);
+}
+
+int domain_settle(sim *s, sl_err *err)
+{
+    struct domain *d = s->domain;
+    if (!d || !d->parked)
+        return SL_OK;
+    d->parked = 0;
+    return compact_ghosts(s, 0, err);
 }
 
 /* The ghosts are exactly the plan's slots (plan_halo found every one by id). */

@@ -82,7 +82,7 @@ static int work_imbalance(struct domain *d, sim *s, double *imbalance, sl_err *e
     *imbalance = 0;
     if (!d->by_time || d->busy_steps < DOMAIN_TIMED_STEPS)
         return SL_OK;
-    double mine = d->busy / (double)d->busy_steps, most = mine, sum = mine, n = (double)s->p.n;
+    double mine = d->busy / (double)d->busy_steps, most = mine, sum = mine, n = (double)domain_owned(s);
     SL_TRY(domain_max(s, &most, 1, err));
     SL_TRY(domain_sum(s, &sum, 1, err));
     double marginal = slab_marginal_cost(n, mine, d->window_n, d->window_work);
@@ -128,7 +128,7 @@ int domain_balance_if_due(struct domain *d, sim *s, sl_err *err)
     int R = d->size;
     double work;
     SL_TRY(work_imbalance(d, s, &work, err));
-    int64_t mine = (int64_t)s->p.n, *per_rank = malloc((size_t)R * sizeof *per_rank);
+    int64_t mine = (int64_t)domain_owned(s), *per_rank = malloc((size_t)R * sizeof *per_rank);
     if (!per_rank)
         return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: out of memory");
     MPI_Allgather(&mine, 1, MPI_INT64_T, per_rank, 1, MPI_INT64_T, d->comm);

@@ -6,7 +6,8 @@
  * have, against plain loops: the removal of a list (the migration's leavers), the fetch of a list's
  * records as columns, the append of arrivals from columns past the arrays' capacity, and a sort of
  * the grown arrays; the selection of movers, bands and ghosts against the host's loop with the same
- * rule, and the balance's column counts. Exits 77 (skipped) without a device. */
+ * rule, the balance's column counts, and the sort's drop of parked ghosts against the CPU's. Exits
+ * 77 (skipped) without a device. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -399,12 +400,50 @@ static void choices(void **state)
     scene_free(&sc);
 }
 
+/* The cell build drops the parked ghosts (a negative id at a NaN x, nbr_sort_key: an MPI rank's
+ * spent ghosts) on the device as on the CPU: the same particles in the same order after both
+ * builds, some live ghosts (a negative id at a number) kept. */
+static void parked(void **state)
+{
+    (void)state;
+    scene sc;
+    sim s, r;
+    sl_err err;
+    if (scene_load_string(&sc, SCENE, "test_gpu_halo", &err) || sim_create(&s, &sc, &backend_cuda, &err) ||
+        sim_create(&r, &sc, &backend_cpu, &err) || s.be->build_cells(&s, &err) || r.be->build_cells(&r, &err))
+        fail_msg("%s", err.msg);
+    sim_sync_host(&s);
+    same_fields(&s, &r, 0);
+    const size_t n = s.p.n;
+    size_t parked = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (i % 5 == 2) {
+            s.p.id[i] = r.p.id[i] = -1 - s.p.id[i];
+            if (i % 2) {
+                s.p.f[PF_X][i] = r.p.f[PF_X][i] = (real)NAN;
+                ++parked;
+            }
+        }
+    if (sim_sync_device(&s, &err) || s.be->build_cells(&s, &err) || r.be->build_cells(&r, &err))
+        fail_msg("%s", err.msg);
+    sim_sync_host(&s);
+    printf("parked: %zu of %zu dropped by the sort, %zu left, %zu inside\n", parked, n, s.p.n, s.g.n_inside);
+    assert_true(parked > 100);
+    assert_int_equal(s.p.n, n - parked);
+    assert_int_equal(s.g.n_inside, r.g.n_inside);
+    same_fields(&s, &r, 0);
+    sim_free(&s);
+    sim_free(&r);
+    scene_free(&sc);
+}
+
 int main(void)
 {
     GPU_TEST_SKIP_WITHOUT_DEVICE();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hooks),
         cmocka_unit_test(choices),
+        cmocka_unit_test(parked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

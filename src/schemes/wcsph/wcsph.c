@@ -146,6 +146,15 @@ static int wcsph_time_step(sim *s, double *dt, sl_err *err)
     return SL_OK;
 }
 
+/* The moving walls placed at t + dt, then the ghosts dropped (parked: after the placing, which
+ * would give a parked ghost of a wall its place again): only this rank's particles are reduced and
+ * written. */
+static int end_of_step(sim *s, double dt, sl_err *err)
+{
+    SL_TRY(moving_walls_place(s, s->t + dt, err));
+    return domain_drop_spent_halo(s, err);
+}
+
 /* Moving walls (boundary/moving.h) are placed by their law (floating bodies by their state,
  * core/floating.h), never by the particle integrator: at the end of
  * the step, where the next rates are taken, and with the symplectic integrator also at t + dt/2,
@@ -158,9 +167,7 @@ static int wcsph_step(sim *s, double dt, sl_err *err)
         /* an Euler step first (there is no v^{n-1} yet) and every verlet_steps steps after */
         s->args.euler_step = s->step % s->sc->verlet_steps == 0;
         s->be->run_pass(s, &wcsph_verlet_pass, s->g.n_inside);
-        if ((rc = domain_drop_spent_halo(s, err))) /* only this rank's particles are reduced and written */
-            return rc;
-        return moving_walls_place(s, s->t + dt, err);
+        return end_of_step(s, dt, err);
     }
     /* (the ghosts are predicted too: the corrector's build drops them, or with the cells kept their
      * owners' values overwrite them) */
@@ -172,9 +179,7 @@ static int wcsph_step(sim *s, double dt, sl_err *err)
         return rc;
     s->be->run_pass(s, &wcsph_correct_pass, s->g.n_inside);
     floating_correct(s, dt);
-    if ((rc = domain_drop_spent_halo(s, err))) /* only this rank's particles are reduced and written */
-        return rc;
-    return moving_walls_place(s, s->t + dt, err);
+    return end_of_step(s, dt, err);
 }
 
 const scheme scheme_wcsph = {
