@@ -38,6 +38,12 @@
     "             { type = \"obstacle\"; min = [0.24, 0.0]; max = [0.36, 0.1]; layers = 3;\n"      \
     "               motion = { law = \"gate\"; velocity = [0.0, 0.4]; start = 0.002; ramp = 0.005; }; } );\n"
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static real *run(const backend *be, const char *method, const char *boundary, const char *law, long steps,
                  size_t *count, double *dp, double *t)
 {
@@ -85,29 +91,43 @@ static void agree(const char *method, const char *boundary, const char *law)
     sl_err err;
     if (scene_load_string(&sc, text, "test_gpu_motion", &err) || sim_create(&s, &sc, &backend_cpu, &err))
         fail_msg("%s", err.msg);
-    size_t n = s.p.n;
-    double fluid = 0, wall = 0;
+    size_t n = s.p.n, nf = 0;
+    double *apart = malloc(n * sizeof *apart), wall = 0; /* each fluid particle's distance, dp */
+    assert_non_null(apart);
     for (size_t i = 0; i < n; ++i) {
         int is_fluid = s.p.type[i] == PT_FLUID; /* before any rebuild: index = id */
+        double d2 = 0;
         for (int a = 0; a < 2; ++a) {
             size_t k = (size_t)(PF_X + a) * n + (size_t)s.p.id[i];
             double d = fabs((double)c[k] - (double)g[k]);
-            if (is_fluid)
-                fluid = fmax(fluid, d / dp);
-            else
+            d2 += d * d;
+            if (!is_fluid)
                 wall = fmax(wall, fmax(d - wall_slack, 0.0) / (FLT_EPSILON * (1.0 + fabs((double)c[k]))));
         }
+        if (is_fluid)
+            apart[nf++] = sqrt(d2) / dp;
     }
-    printf("%s, %s, %s: after %ld steps the walls differ by at most %.3g float ulp, the fluid by %.3g dp\n", method,
-           boundary, law, steps, wall, fluid);
+    qsort(apart, nf, sizeof *apart, cmp_double);
+    const double fluid = apart[nf - 1], median = apart[nf / 2], p99 = apart[nf - 1 - nf / 100];
+    printf("%s, %s, %s: after %ld steps the walls differ by at most %.3g float ulp, the fluid by %.3g dp (median "
+           "%.3g, 99th percentile %.3g, %zu fluid particles)\n",
+           method, boundary, law, steps, wall, fluid, median, p99, nf);
+    free(apart);
     assert_true(wall <= (sizeof(real) == sizeof(float) ? 4.0 : 1e-8 / FLT_EPSILON));
     /* WCSPH within 1e-3 dp (measured on the H200 after 200 steps: 1.0e-4 sine, 4.8e-5 rotation).
-     * Semi-implicit MPS in the rolled tank: 1.5e-6 dp after 5 steps (rounding), 0.047 dp after 200:
-     * the collision model switches on at a distance threshold, so a pair that rounding puts on the
-     * other side of it takes another path; bounded at 0.1 dp, far below a wrong wall placement
-     * (which the 5-step run and the walls' own ulp check catch). */
-    double fluid_tolerance = strcmp(method, "mps") == 0 && steps > 5 ? 0.1 : 1e-3;
-    assert_true(fluid <= fluid_tolerance);
+     * Semi-implicit MPS in the rolled tank: within 1e-3 dp after 5 steps (1.5e-6 measured: rounding).
+     * After 200 its trajectories part: the collision model switches on at a distance threshold, so
+     * a pair that rounding (and the solves' tolerance) puts on the other side takes another path,
+     * and its neighbours follow; the largest distance measured on the H200 was 0.047 dp at the
+     * multigrid's Jacobi weight 0.9 and 0.184 at 1. So the bulk is checked instead: the median
+     * within 1e-2 dp and no particle a spacing apart. A misplaced wall moves the whole fluid near
+     * it (and the 5-step run and the walls' own ulp check catch it first). */
+    if (strcmp(method, "mps") == 0 && steps > 5) {
+        assert_true(median <= 1e-2);
+        assert_true(fluid <= 1.0);
+    } else {
+        assert_true(fluid <= 1e-3);
+    }
     sim_free(&s);
     scene_free(&sc);
     free(c);
