@@ -410,11 +410,16 @@ static void parked(void **state)
     sim s, r;
     sl_err err;
     if (scene_load_string(&sc, SCENE, "test_gpu_halo", &err) || sim_create(&s, &sc, &backend_cuda, &err) ||
-        sim_create(&r, &sc, &backend_cpu, &err) || s.be->build_cells(&s, &err) || r.be->build_cells(&r, &err))
+        sim_create(&r, &sc, &backend_cpu, &err) || s.be->build_cells(&s, &err))
         fail_msg("%s", err.msg);
-    sim_sync_host(&s);
-    same_fields(&s, &r, 0);
+    sim_sync_host(&s); /* the device's sorted particles, both sims' start */
     const size_t n = s.p.n;
+    assert_int_equal(r.p.n, n);
+    for (int k = 0; k < s.p.nfields; ++k)
+        memcpy(r.p.f[k], s.p.f[k], n * sizeof(real));
+    memcpy(r.p.id, s.p.id, n * sizeof *s.p.id);
+    memcpy(r.p.type, s.p.type, n);
+    memcpy(r.p.tag, s.p.tag, n);
     size_t parked = 0;
     for (size_t i = 0; i < n; ++i)
         if (i % 5 == 2) {
