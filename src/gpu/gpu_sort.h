@@ -25,8 +25,9 @@ typedef enum gpu_sort_kind {
     GPU_SORT_RADIX
 } gpu_sort_kind;
 
-/* Sorts n particles by key (for the neighbour grid: key = cell, nkeys = ncells + 1 with the sink
- * cell ncells, so start[] is nbr_grid's cell_start of ncells + 2 entries).
+/* Sorts n particles by key (for the neighbour grid: key = nbr_sort_key, nkeys = ncells + 2 with the
+ * sink cell ncells and the parked ghosts' key after it, so start[] is nbr_grid's cell_start of
+ * ncells + 2 entries and one more).
  *
  * In (device):  key[i] in [0, nkeys) for i < n. Keys outside that range are undefined behaviour
  *               (the counting sort writes out of bounds); they are not checked, to keep the
