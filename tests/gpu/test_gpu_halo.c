@@ -32,6 +32,18 @@
     "geometry = ( { type = \"tank\"; min = [0.0, 0.0]; max = [0.6, 0.5]; layers = 3; },\n"          \
     "             { type = \"fluid\"; min = [0.0, 0.0]; max = [0.24, 0.3]; } );\n"
 
+/* s's host particles into r's arrays, which hold as many with the same fields. */
+static void copy_particles(const sim *s, sim *r)
+{
+    assert_int_equal(r->p.n, s->p.n);
+    assert_int_equal(r->p.nfields, s->p.nfields);
+    for (int k = 0; k < s->p.nfields; ++k)
+        memcpy(r->p.f[k], s->p.f[k], s->p.n * sizeof(real));
+    memcpy(r->p.id, s->p.id, s->p.n * sizeof *s->p.id);
+    memcpy(r->p.type, s->p.type, s->p.n);
+    memcpy(r->p.tag, s->p.tag, s->p.n);
+}
+
 /* A copy of s's host particles in a sim of their own, for the CPU's hooks. */
 static void copy_host(const sim *s, sim *r)
 {
@@ -41,11 +53,7 @@ static void copy_host(const sim *s, sim *r)
     assert_int_equal(particles_alloc(&r->p, s->p.n, &err), SL_OK);
     while (r->p.nfields < s->p.nfields)
         assert_true(particles_add_field(&r->p, s->p.fname[r->p.nfields], s->p.transient[r->p.nfields]) >= 0);
-    for (int k = 0; k < s->p.nfields; ++k)
-        memcpy(r->p.f[k], s->p.f[k], s->p.n * sizeof(real));
-    memcpy(r->p.id, s->p.id, s->p.n * sizeof *s->p.id);
-    memcpy(r->p.type, s->p.type, s->p.n);
-    memcpy(r->p.tag, s->p.tag, s->p.n);
+    copy_particles(s, r);
 }
 
 /* s's particles are r's: every field, or the persistent ones only (with_rates 0). */
@@ -412,14 +420,9 @@ static void parked(void **state)
     if (scene_load_string(&sc, SCENE, "test_gpu_halo", &err) || sim_create(&s, &sc, &backend_cuda, &err) ||
         sim_create(&r, &sc, &backend_cpu, &err) || s.be->build_cells(&s, &err))
         fail_msg("%s", err.msg);
-    sim_sync_host(&s); /* the device's sorted particles, both sims' start */
+    sim_sync_host(&s);
+    copy_particles(&s, &r); /* the device's sorted particles, both sims' start */
     const size_t n = s.p.n;
-    assert_int_equal(r.p.n, n);
-    for (int k = 0; k < s.p.nfields; ++k)
-        memcpy(r.p.f[k], s.p.f[k], n * sizeof(real));
-    memcpy(r.p.id, s.p.id, n * sizeof *s.p.id);
-    memcpy(r.p.type, s.p.type, n);
-    memcpy(r.p.tag, s.p.tag, n);
     size_t parked = 0;
     for (size_t i = 0; i < n; ++i)
         if (i % 5 == 2) {
