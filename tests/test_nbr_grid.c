@@ -240,7 +240,7 @@ static void test_nan_goes_to_sink(void **state)
 /* Parked MPI ghosts (a negative id at a NaN x, nbr_sort_key) are dropped by the sort, and the others
  * end exactly as a build without them puts them: the same ids, cells and field values in the same
  * places. A NaN x with an id >= 0 (a particle that blew up) is kept in the sink, as are ghosts
- * outside the domain at a number. */
+ * outside the domain at a number. A build told of another count of parked ghosts fails. */
 static void test_parked_ghosts_dropped(void **state)
 {
     (void)state;
@@ -273,7 +273,14 @@ static void test_parked_ghosts_dropped(void **state)
     nbr_grid g, h;
     assert_int_equal(nbr_grid_init(&g, 2, 2, (real)0.1, lo, hi, 0, 1 << 20, NULL), SL_OK);
     assert_int_equal(nbr_grid_init(&h, 2, 2, (real)0.1, lo, hi, 0, 1 << 20, NULL), SL_OK);
+    sl_err err;
+    g.parked = parked + 1; /* a count that is not what the particles hold: an error, nothing lost */
+    assert_int_equal(nbr_grid_build(&g, &p, &err), SL_ERR_RUNTIME);
+    printf("%s\n", err.msg);
+    assert_int_equal(p.n, n);
+    g.parked = parked;
     assert_int_equal(nbr_grid_build(&g, &p, NULL), SL_OK);
+    assert_int_equal(g.parked, 0);
     assert_int_equal(nbr_grid_build(&h, &q, NULL), SL_OK);
     printf("%zu particles, %zu parked: %zu kept, %zu inside\n", n, parked, p.n, g.n_inside);
     assert_true(parked > 100);

@@ -17,12 +17,15 @@ __global__ void k_cell_of(nbr_grid g, real *x, real *y, real *z, const int32_t *
     cell[i] = nbr_sort_key(&g, x[i], y[i], z[i], id[i]);
 }
 
-/* counters[0] = particles inside (cell_start[ncells]); counters[1] = most particles in a cell. */
+/* counters[0] = particles inside (cell_start[ncells]); counters[1] = most particles in a cell;
+ * counters[2] = the particles before the parked ghosts' key (cell_start[ncells + 1]). */
 __global__ void k_cell_stats(const int32_t *cell_start, int64_t ncells, int32_t *counters)
 {
     int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (c == 0)
+    if (c == 0) {
         counters[0] = cell_start[ncells];
+        counters[2] = cell_start[ncells + 1];
+    }
     if (c < ncells) {
         int32_t k = cell_start[c + 1] - cell_start[c];
         if (k > 0)
@@ -181,11 +184,12 @@ int cuda_build_cells(sim *s, sl_err *err)
         return rc;
     cuda_timer_stop(s, "build.sort", st->sort == GPU_SORT_RADIX ? "radix" : st->scan == GPU_SCAN_CUB ? "counting+cub" : "counting+blocked");
     cuda_timer_start(s);
-    /* the parked ghosts, sorted last, are not reordered: dropped (the count waits for the sort) */
-    int32_t kept;
-    GPU_TRY(cudaMemcpy(&kept, st->cell_start + s->g.ncells + 1, sizeof kept, cudaMemcpyDeviceToHost), err);
+    /* the parked ghosts, sorted last, are not reordered: dropped (their count is the caller's, so
+     * nothing waits for the sort; the stats below check it) */
+    if (s->g.parked > n)
+        return gpu_fail_input(err, "CUDA backend: %zu ghosts parked among %zu particles", s->g.parked, n);
     st->sorted_from = n;
-    s->p.n = n = (size_t)kept;
+    s->p.n = n = n - s->g.parked;
     if ((rc = cuda_reorder_fields(s, order, n, err)))
         return rc;
     /* the cells of the sorted particles from their sorted positions: the same function of the same
@@ -194,12 +198,16 @@ int cuda_build_cells(sim *s, sl_err *err)
         return rc;
     cuda_timer_stop(s, "build.reorder", NULL);
 
-    GPU_TRY(cudaMemsetAsync(st->counters, 0, 2 * sizeof(int32_t)), err);
+    GPU_TRY(cudaMemsetAsync(st->counters, 0, 3 * sizeof(int32_t)), err);
     int64_t nc = s->g.ncells;
     k_cell_stats<<<(unsigned)((nc + 255) / 256), 256>>>(st->cell_start, nc, st->counters);
     GPU_LAUNCHED("cell_stats", err);
-    int32_t counters[2];
+    int32_t counters[3];
     GPU_TRY(cudaMemcpy(counters, st->counters, sizeof counters, cudaMemcpyDeviceToHost), err);
+    if ((size_t)counters[2] != n)
+        return gpu_fail_input(err, "CUDA backend: the sort found %zu parked ghosts where %zu were parked",
+                              st->sorted_from - (size_t)counters[2], s->g.parked);
+    s->g.parked = 0;
     s->g.n_inside = (size_t)counters[0];
     st->max_per_cell = counters[1];
     st->host_current = 0;

@@ -42,7 +42,8 @@ typedef struct cuda_sim {
     real *pad[GPU_GATHER_MAX_FIELDS];    /* arrays that fill the ring up to a multiple of the batch */
     int npad;
     int32_t *cell_start;     /* ncells + 2, and the sort's key of the parked ghosts (nbr_sort_key) */
-    int32_t *counters;       /* [0] particles inside, [1] most particles in a cell */
+    int32_t *counters;       /* [0] particles inside, [1] most particles in a cell, [2] those before the
+                              * parked ghosts' key */
     int32_t *mg_longest;     /* the multigrid's longest assembled row (cuda_multigrid.cu) */
     double *cg_scalar;       /* the CG's scalars (backend.h: enum cg_slot; cuda_vectors.cu) */
     cudaStream_t mg_stream;  /* where the multigrid preconditioner's loops are captured into a graph */

@@ -102,7 +102,7 @@ static int create_state(sim *s, sl_err *err)
     st->scan_chosen = s->sc->gpu_scan != GPU_SCAN_NAME_AUTO;
     st->forced_strategy = (int)s->sc->gpu_strategy - 1; /* auto: -1 */
     GPU_TRY(cudaMalloc(&st->cell_start, ((size_t)s->g.ncells + 3) * sizeof(int32_t)), err); /* cuda_state.h */
-    GPU_TRY(cudaMalloc(&st->counters, 2 * sizeof(int32_t)), err);
+    GPU_TRY(cudaMalloc(&st->counters, 3 * sizeof(int32_t)), err);
     GPU_TRY(cudaEventCreate(&st->ev_start), err);
     GPU_TRY(cudaEventCreate(&st->ev_stop), err);
     return SL_OK;

@@ -196,8 +196,12 @@ int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err)
         start[c] = start[c - 1];
     start[0] = 0;
     g->n_inside = (size_t)start[nc];
+    if ((size_t)start[nc + 1] + g->parked != n)
+        return sl_fail(err, SL_ERR_RUNTIME, "neighbour grid: the sort found %zu parked ghosts where %zu were parked",
+                       n - (size_t)start[nc + 1], g->parked);
     n = (size_t)start[nc + 1]; /* the parked ghosts, last, are not reordered: dropped */
     p->n = n;
+    g->parked = 0;
 
     for (int k = 0; k < p->nfields; ++k) {
         if (p->transient[k])

@@ -50,6 +50,9 @@ typedef struct nbr_grid {
     int nc[3];          /* cells per axis including the margins */
     int64_t ncells;     /* all cells; the sink cell is number ncells */
     size_t n_inside;    /* particles inside the domain, sorted first */
+    size_t parked;      /* parked MPI ghosts among the particles the next build sorts (nbr_sort_key;
+                         * parallel/mpi_halo.c counts them): the build keeps the others, checks that
+                         * it found as many, and sets this to 0 */
     nbr_view view;      /* the layout above, and cell_start and cell pointing into the arrays below */
     int32_t *cell_start;
     int32_t *cell;
@@ -127,8 +130,9 @@ HD static inline int32_t nbr_sort_key(const nbr_grid *g, real x, real y, real z,
 
 /* Computes every particle's key (nbr_sort_key), sorts the particles by it with a stable counting
  * sort (exclusive prefix sum into cell_start), and reorders every particle array the same way; the
- * parked ghosts, sorted last, are dropped (p->n shrinks). Stable: the order inside a cell is the
- * previous order, so runs are reproducible, and the same as had the parked been taken out first. */
+ * parked ghosts, sorted last, are dropped (p->n shrinks by g->parked; another count is an error).
+ * Stable: the order inside a cell is the previous order, so runs are reproducible, and the same as
+ * had the parked been taken out first. */
 int nbr_grid_build(nbr_grid *g, particles *p, sl_err *err);
 
 /* cell_start and n_inside again from the cells of the sorted particles [0, n) (g->cell), after some

@@ -432,10 +432,12 @@ static void parked(void **state)
                 ++parked;
             }
         }
+    s.g.parked = r.g.parked = parked; /* what the MPI domain hands the build */
     if (sim_sync_device(&s, &err) || s.be->build_cells(&s, &err) || r.be->build_cells(&r, &err))
         fail_msg("%s", err.msg);
     sim_sync_host(&s);
     assert_true(parked > 100);
+    assert_int_equal(s.g.parked, 0);
     assert_int_equal(s.p.n, n - parked);
     assert_int_equal(r.p.n, n - parked);
     assert_int_equal(s.g.n_inside, r.g.n_inside);
