@@ -331,6 +331,17 @@ dam_break_2d)
     else
         echo "ok   balance by work: $(grep -o 'ms worked per step[^)]*)' work.err | tail -1)"
     fi
+    # the spent ghosts parked after every step and dropped by the next sort, compacted first only
+    # where output or probes read the particles (here every 0.01 s: a few dozen of some 2,000 steps)
+    parks=$(sed -n 's/.*; ghosts parked for the next sort \([0-9]*\) times, [0-9]* of them.*/\1/p' work.err | tail -1)
+    settles=$(sed -n 's/.*; ghosts parked for the next sort [0-9]* times, \([0-9]*\) of them.*/\1/p' work.err | tail -1)
+    if [ -z "$parks" ] || [ "$parks" -lt 1000 ] || [ -z "$settles" ] || [ "$settles" -lt 1 ] ||
+        [ "$settles" -gt $((parks / 10)) ]; then
+        echo "FAIL parked ghosts: parked ${parks:-never}, compacted first ${settles:-never} (over 1000 and a few)"
+        fails=$((fails + 1))
+    else
+        echo "ok   parked ghosts: parked $parks times, compacted first $settles"
+    fi
     refused "SLUICE_MPI_BALANCE=sideways refused" "SLUICE_MPI_BALANCE=sideways: accepted: time" env SLUICE_MPI_BALANCE=sideways \
         "$mpiexec" "${mpi_flags[@]}" -np 2 "$exe" run dam_break_2d.cfg --out bad_balance --steps 2 --quiet --threads 1
     refused "SLUICE_MPI_IMBALANCE=1 refused" "SLUICE_MPI_IMBALANCE=1: accepted: a number above 1 and at most 2" \

@@ -148,6 +148,9 @@ void domain_describe(const sim *s, char *buf, size_t len)
         w += snprintf(buf + w, len - (size_t)w, ")");
     if (d->reuses > 0 && w > 0 && (size_t)w < len) /* numerics.cell_skin */
         w += snprintf(buf + w, len - (size_t)w, "; %ld cell builds saved by the skin", d->reuses);
+    if (d->parks > 0 && w > 0 && (size_t)w < len) /* WCSPH: what the next sort dropped, what a read did */
+        w += snprintf(buf + w, len - (size_t)w, "; ghosts parked for the next sort %ld times, %ld of them compacted "
+                      "first (output or probes read the particles)", d->parks, d->settles);
     if (d->busy_run_steps > 0) { /* what the balance by work compares (every rank timed as many steps) */
         if (w > 0 && (size_t)w < len)
             w += snprintf(buf + w, len - (size_t)w, "; ms worked per step per rank, less its waits for the others,");

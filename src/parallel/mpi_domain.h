@@ -104,6 +104,8 @@ struct domain {
     size_t ghosts;     /* ghosts appended by the last exchange (0 once dropped or parked) */
     size_t parked;     /* spent ghosts parked for the next sort to drop (domain_drop_spent_halo), still
                         * among the particles until then (or until domain_settle) */
+    long parks, settles; /* how often they were parked, and of those compacted before the next build
+                          * because something read the particles (domain_describe) */
     int whole_arrays;  /* SLUICE_MPI_WHOLE_ARRAYS set: the cell build copies every array each way even
                         * where the backend could stage it (domain_staged) */
     particles own;     /* the root's own particles while it holds everyone's (domain_gather) */

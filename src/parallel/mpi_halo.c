@@ -102,6 +102,7 @@ static int park_ghosts(struct domain *d, sim *s, sl_err *err)
     SL_TRY(s->be->halo->scatter(s, &field, 1, d->slot_at, d->plan_recv, &nan, HALO_FILL, err));
     d->parked = d->ghosts;
     d->ghosts = 0;
+    d->parks++;
     return SL_OK;
 }
 
@@ -137,6 +138,7 @@ int domain_settle(sim *s, sl_err *err)
     if (!d || !d->parked)
         return SL_OK;
     d->parked = 0;
+    d->settles++;
     return compact_ghosts(s, 0, err);
 }
 
