@@ -91,7 +91,8 @@ int domain_any(const sim *s, int flag);
 size_t domain_total_particles(const sim *s);
 
 /* Collects every rank's particles into the root's s->p (ids unchanged, ranks one after another)
- * for output and checkpoints; the other ranks keep theirs. fields: bit k gathers real field k
+ * for output and checkpoints; the other ranks keep theirs. The host arrays are made current first
+ * (domain_settle, then sim_sync_host; on one rank only the latter), so a caller reads s->p after. fields: bit k gathers real field k
  * (DOMAIN_GATHER_ALL every one, a checkpoint's; a snapshot needs only what it writes), the others
  * are zero on the root; ids, kinds and tags always come. domain_ungather gives the root its own
  * back. */

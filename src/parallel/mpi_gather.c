@@ -7,11 +7,12 @@
 int domain_gather(sim *s, uint32_t fields, sl_err *err)
 {
     struct domain *d = s->domain;
-    if (!d)
+    if (!d) {
+        sim_sync_host(s);
         return SL_OK;
-    if (d->parked) /* a caller's slip: the state read must be the owned particles alone */
-        return sl_fail(err, SL_ERR_RUNTIME, "MPI domain: %zu parked ghosts among the particles gathered "
-                       "(domain_settle first)", d->parked);
+    }
+    SL_TRY(domain_settle(s, err)); /* the owned particles alone, then the host's copy of them */
+    sim_sync_host(s);
     particles *p = &s->p;
     int n = (int)p->n, R = d->size;
     int *count = d->counts, *off = d->counts + R;

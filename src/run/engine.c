@@ -68,10 +68,7 @@ static int snapshot_write(io_series *series, sim *s, double *spent, sl_err *err)
     const double t0 = progress_now();
     if (s->sch->prepare_output)
         s->sch->prepare_output(s);
-    int rc = domain_settle(s, err);
-    sim_sync_host(s);
-    if (rc == SL_OK)
-        rc = domain_gather(s, snapshot_fields(s, series), err);
+    int rc = domain_gather(s, snapshot_fields(s, series), err); /* (the host's arrays made current) */
     if (rc == SL_OK && !domain_is_root(s)) {
         rc = io_series_note(series, s->p.n, s->t, err);
     } else if (rc == SL_OK) {
@@ -86,8 +83,6 @@ static int checkpoint_write(const char *path, sim *s, const io_series *series, l
                             sl_err *err)
 {
     const double t0 = progress_now();
-    SL_TRY(domain_settle(s, err));
-    sim_sync_host(s);
     /* from the root's whole state, so that a restart works on any number of ranks */
     SL_TRY(domain_gather(s, DOMAIN_GATHER_ALL, err));
     int rc = domain_is_root(s) ? io_checkpoint_write(path, s, series, next_index, err) : SL_OK;

@@ -10,12 +10,8 @@ static int after_step_ranks(void *ctx, sim *s, sl_err *err)
     viz_ranks *r = ctx;
     /* the root's wish, every rank's answer (domain_any: only the root says yes) */
     int want = domain_any(s, r->v && viz_wants_state(r->v, s)), rc = SL_OK;
-    if (want) {
-        rc = domain_settle(s, err);
-        sim_sync_host(s);
-        if (rc == SL_OK)
-            rc = domain_gather(s, DOMAIN_GATHER_CORE, err); /* the positions and what colours them */
-    }
+    if (want) /* the positions and what colours them */
+        rc = domain_gather(s, DOMAIN_GATHER_CORE, err);
     if (r->v && rc == SL_OK) {
         engine_observer o = viz_observer(r->v);
         viz_state_whole(r->v, want);
