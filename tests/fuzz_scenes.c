@@ -364,6 +364,7 @@ static const char *const added[][2] = {
     {"mps", "cg_max_iterations = 1; cg_tolerance = 1e-14;"},
     {"mps", "surface_beta = 1.0; compressibility = 1e-3;"},
     {"mps", "source = \"density\"; relaxation = 1.0;"},
+    {"mps", "source = \"ecs\"; compressibility = 0.0;"},
     {"output", "interval = 1e-300;"},
     {"output", "fields = [];"},
     {"output", "checkpoint_every = 0;"},

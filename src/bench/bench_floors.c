@@ -171,7 +171,7 @@ static double mps_flop(const sim *s, const bench_work *w, const char *name)
     if (strcmp(name, "mps.collision") == 0)
         return cand * w->candidates_fluid;
     if (strcmp(name, "mps.ppe_setup") == 0) {
-        double divergence = P->mps.source == MPS_SOURCE_MIXED ? (weight + 11) * nbr_f[0] : 0;
+        double divergence = P->mps.source != MPS_SOURCE_DENSITY ? (weight + 11) * nbr_f[0] : 0;
         return cand * w->candidates_fluid + (weight + 1) * nbr_f[1] + divergence;
     }
     if (strcmp(name, "mps.ppe_apply") == 0)

@@ -14,6 +14,10 @@
  * source drives), and the compressibility term rho0 k / dt^2 on the diagonal (same source);
  *   b_i = gamma (rho0/dt^2) (n^k_i - n0)/n0 - (1 - gamma)(rho0/dt) div u*_i       (mixed source,
  *         Tanaka & Masunaga 2010, J. Comput. Phys. 229:4279, eq. 24; n^k at the start of the step)
+ *   b_i = -(1 + |e|)(rho0/dt) div u*_i + |dt div u*_i| (rho0/dt^2) e,  e = (n^k_i - n0)/n0
+ *         (the divergence source with the error-compensating parts of Khayyer & Gotoh 2011,
+ *         J. Comput. Phys. 230:3093, eq. 32, their (Dn/Dt)/n0 taken as -div u*: both weights
+ *         follow the particle's own state, where the mixed source fixes gamma; mps_ppe_source)
  * Divergence model (Koshizuka & Oka 1996, eq. 7 applied to u . r):
  *   <div u>_i = d/n0 sum_j (u_j - u_i) . r_ij w_ij / |r_ij|^2.
  * Symmetric pressure gradient of explicit MPS (Oochi et al. 2010; Shakibaeinia & Jin 2010,
@@ -23,6 +27,7 @@
 #ifndef SLUICE_MPS_PPE_H
 #define SLUICE_MPS_PPE_H
 
+#include "base/scene.h"
 #include "grid/nbr_grid.h"
 #include "mps_operators.h"
 #include "mps_weight.h"
@@ -63,6 +68,22 @@ HD static inline real mps_admissible_pressure(uint8_t c, real p, int clamp)
     if (c != MC_FLUID && c != MC_WALL)
         return R(0.0);
     return clamp && p < R(0.0) ? R(0.0) : p;
+}
+
+/* The Poisson source b_i (header) of a particle with a pressure unknown, from its density error
+ * e = (n - n0)/n0 (n^k for the mixed and ECS sources, n* for the density source) and the divergence
+ * of u* (0 for the density source). k_density: gamma (mixed) or the relaxation factor (density). */
+HD static inline real mps_ppe_source(int kind, real k_density, real rho0, real dt, real e, real div)
+{
+    if (kind == MPS_SOURCE_ECS) {
+        real rate = -div; /* (Dn/Dt)/n0 */
+        real e_abs = e < R(0.0) ? -e : e, step_abs = dt * (rate < R(0.0) ? -rate : rate);
+        return (R(1.0) + e_abs) * rho0 / dt * rate + step_abs * rho0 / (dt * dt) * e;
+    }
+    real b = k_density * rho0 / (dt * dt) * e;
+    if (kind == MPS_SOURCE_MIXED)
+        b -= (R(1.0) - k_density) * rho0 / dt * div;
+    return b;
 }
 
 /* ---- pair functions ---------------------------------------------------------------------------- */

@@ -251,6 +251,8 @@ static void mps_strategies_match_oracle(void **state)
 
 /* The pressure solve's preconditioner of the runs below (mps.preconditioner). */
 static enum mps_preconditioner_kind preconditioner = MPS_PRECONDITIONER_JACOBI;
+/* and its Poisson source (mps.source) */
+static enum mps_source_kind ppe_source = MPS_SOURCE_MIXED;
 
 /* Runs `steps` steps of the 2D dam break with `method` on a backend (with the scene's integrator, or
  * `integrator` when it is not -1); every field in id order. */
@@ -266,6 +268,7 @@ static real *run(const backend *be, const char *method, int integrator, const ch
         fail_msg("%s", err.msg);
     snprintf(sc.method, sizeof sc.method, "%s", method);
     sc.mps.preconditioner = preconditioner;
+    sc.mps.source = ppe_source;
     if (integrator >= 0)
         sc.integrator = integrator;
     sc.gpu_sort = strcmp(sort, "radix") == 0 ? GPU_SORT_NAME_RADIX : GPU_SORT_NAME_COUNTING;
@@ -403,6 +406,16 @@ static void mps_cpu_gpu(void **state)
 {
     (void)state;
     cpu_and_gpu_agree("mps", -1, "radix", GPU_STRATEGY_AUTO, 1e-3);
+}
+
+/* The error-compensating source (mps_ppe_source): the same pass on both backends, so the same
+ * agreement as the mixed source's. */
+static void mps_ecs_cpu_gpu(void **state)
+{
+    (void)state;
+    ppe_source = MPS_SOURCE_ECS;
+    cpu_and_gpu_agree("mps", -1, "radix", GPU_STRATEGY_AUTO, 1e-3);
+    ppe_source = MPS_SOURCE_MIXED;
 }
 
 /* The multigrid-preconditioned solve, with each cycle on both backends (SLUICE_MG_CYCLE: the CPU's
@@ -591,6 +604,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(wcsph_sym_verlet_cpu_gpu),
         cmocka_unit_test(mps_cpu_gpu),
         cmocka_unit_test(mps_multigrid_cpu_gpu),
+        cmocka_unit_test(mps_ecs_cpu_gpu),
         cmocka_unit_test(emps_cpu_gpu),
         cmocka_unit_test(mps_sym_cpu_gpu),
         cmocka_unit_test(radix_runs_bit_identical),

@@ -410,7 +410,7 @@ HD static inline void mps_ppe_setup_pass_add(const pass_ctx *c, const mps_partic
         if (c->a.ell.val && mps_admits(unknown.mask, i, b, j))
             sparse_ell_append(&c->a.ell, i, &s->entries, &s->pending, j, -mps_laplacian_factor(&unknown) * w);
     }
-    if (P->mps.source == MPS_SOURCE_MIXED) {
+    if (P->mps.source != MPS_SOURCE_DENSITY) {
         mps_scope all = mps_pass_scope(c, mps_kernel_n(P), MC_MASK_ALL);
         mps_divergence_pair(&all, a, i, b, j, &s->div);
     }
@@ -435,18 +435,16 @@ HD static inline void mps_ppe_setup_pass_finish(const pass_ctx *c, const mps_par
     }
     mps_scope with_pressure = mps_pass_scope(c, mps_kernel_lap(P), MC_MASK_PRESSURE);
     real dt = c->a.dt, n0 = P->mps.n0_n;
-    int mixed = P->mps.source == MPS_SOURCE_MIXED;
+    int at_start = P->mps.source != MPS_SOURCE_DENSITY;
     /* weight of the density term: gamma in the mixed source, the relaxation factor otherwise */
-    real k_density = mixed ? P->mps.mixed_gamma : P->mps.relaxation;
+    real k_density = P->mps.source == MPS_SOURCE_MIXED ? P->mps.mixed_gamma : P->mps.relaxation;
     diag[i] = mps_laplacian_factor(&with_pressure) * s->wsum + P->rho0 * P->mps.compressibility / (dt * dt);
     PASS_FIELD(c, MS_BLOCK_DIAG)[i] = diag[i];
-    /* the mixed source corrects the density error left at the start of the step; the divergence
-     * term takes care of this step's motion */
-    real n_src = mixed ? PASS_FIELD(c, MS_N_START)[i] : PASS_FIELD(c, MS_N)[i];
-    real rhs = k_density * P->rho0 / (dt * dt) * (n_src - n0) / n0;
-    if (mixed)
-        rhs -= (R(1.0) - P->mps.mixed_gamma) * P->rho0 / dt * ((real)P->dim / P->mps.n0_n * s->div);
-    b[i] = rhs;
+    /* the mixed and ECS sources correct the density error left at the start of the step; their
+     * divergence term takes care of this step's motion */
+    real n_src = at_start ? PASS_FIELD(c, MS_N_START)[i] : PASS_FIELD(c, MS_N)[i];
+    real div = at_start ? (real)P->dim / P->mps.n0_n * s->div : R(0.0);
+    b[i] = mps_ppe_source(P->mps.source, k_density, P->rho0, dt, (n_src - n0) / n0, div);
     x[i] = f[PF_P][i] > 0 ? f[PF_P][i] : 0; /* warm start from the last pressure */
 }
 

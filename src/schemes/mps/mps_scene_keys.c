@@ -17,7 +17,7 @@ _Static_assert(sizeof(enum mps_preconditioner_kind) == sizeof(int), "enum mps_pr
 static const char *const mps_operator_names[] = {"mps", "lsmps", NULL};
 static const char *const mps_weight_names[] = {"ko", "quadratic", NULL}; /* enum mps_weight_name order */
 static const char *const mps_domain_names[] = {"spherical", "cubic", NULL};
-static const char *const mps_source_names[] = {"density", "mixed", NULL};
+static const char *const mps_source_names[] = {"density", "mixed", "ecs", NULL};
 static const char *const mps_wall_pressure_names[] = {"extrapolated", "number_density", NULL};
 static const char *const mps_preconditioner_names[] = {"jacobi", "multigrid", NULL};
 
@@ -48,7 +48,8 @@ const scene_key mps_scene_keys[] = {
      .hi = 1.0, .def = {0.2}, .units = "", .doc = "coefficient of restitution of those collisions"},
     {.name = "source", .type = KT_ENUM, .offset = S(mps.source), .names = mps_source_names,
      .def = {MPS_SOURCE_MIXED}, .units = "",
-     .doc = "pressure Poisson source: mixed (velocity divergence + density, Tanaka & Masunaga 2010) or density (n* - n0)"},
+     .doc = "pressure Poisson source: mixed (velocity divergence + density, Tanaka & Masunaga 2010), density "
+            "(n* - n0), or ecs (the divergence with the error-compensating parts of Khayyer & Gotoh 2011)"},
     {.name = "mixed_gamma", .type = KT_REAL, .offset = S(mps.mixed_gamma), .lo = 0.0, .hi = 1.0,
      .def = {0.01}, .units = "", .doc = "weight of the density term in the mixed source"},
     {.name = "relaxation", .type = KT_REAL, .offset = S(mps.relaxation), .lo = 0.0, .hi = 1.0,
