@@ -995,7 +995,8 @@ static void test_wrappers_no_fallback(void **state)
     }
 }
 
-/* The Poisson sources (mps_ppe_source) against their formulas (mps_ppe.h), evaluated here in double:
+/* The Poisson sources (mps_ppe_source) against their formulas (mps_ppe.h), evaluated here in double
+ * (n - n0 = 0.3 of n0 = 30: e = 0.01):
  * 1e-5 relative covers float's rounding of a few products. The signs are the physics: a compressing
  * flow (div u* < 0) and a compressed particle (n > n0) both ask for a higher pressure (b > 0). */
 static void test_ppe_sources(void **state)
@@ -1005,9 +1006,9 @@ static void test_ppe_sources(void **state)
     double mixed = gamma * rho0 / (dt * dt) * e - (1 - gamma) * rho0 / dt * div;
     double density = 0.2 * rho0 / (dt * dt) * e;
     double ecs = -(1 + e) * rho0 / dt * div + dt * fabs(div) * rho0 / (dt * dt) * e;
-    real got_mixed = mps_ppe_source(MPS_SOURCE_MIXED, R(0.01), R(1000.0), R(1e-3), R(0.01), R(-2.0));
-    real got_density = mps_ppe_source(MPS_SOURCE_DENSITY, R(0.2), R(1000.0), R(1e-3), R(0.01), R(0.0));
-    real got_ecs = mps_ppe_source(MPS_SOURCE_ECS, R(0.01), R(1000.0), R(1e-3), R(0.01), R(-2.0));
+    real got_mixed = mps_ppe_source(MPS_SOURCE_MIXED, R(0.01), R(1000.0), R(1e-3), R(0.3), R(30.0), R(-2.0));
+    real got_density = mps_ppe_source(MPS_SOURCE_DENSITY, R(0.2), R(1000.0), R(1e-3), R(0.3), R(30.0), R(0.0));
+    real got_ecs = mps_ppe_source(MPS_SOURCE_ECS, R(0.01), R(1000.0), R(1e-3), R(0.3), R(30.0), R(-2.0));
     printf("sources: mixed %.6g (%.6g), density %.6g (%.6g), ecs %.6g (%.6g)\n", (double)got_mixed, mixed,
            (double)got_density, density, (double)got_ecs, ecs);
     assert_true(fabs(got_mixed - mixed) <= 1e-5 * fabs(mixed));
@@ -1016,12 +1017,12 @@ static void test_ppe_sources(void **state)
     assert_true(got_mixed > 0 && got_density > 0 && got_ecs > 0);
     /* ECS's two weights follow the particle: at n = n0 it is the divergence source alone, and at
      * rest (div = 0) it leaves a density error alone, where the mixed source's gamma term acts */
-    real no_error = mps_ppe_source(MPS_SOURCE_ECS, R(0.01), R(1000.0), R(1e-3), R(0.0), R(-2.0));
+    real no_error = mps_ppe_source(MPS_SOURCE_ECS, R(0.01), R(1000.0), R(1e-3), R(0.0), R(30.0), R(-2.0));
     assert_true(fabs(no_error - 2e6) <= 1e-5 * 2e6);
-    assert_true(mps_ppe_source(MPS_SOURCE_ECS, R(0.01), R(1000.0), R(1e-3), R(0.05), R(0.0)) == R(0.0));
-    assert_true(mps_ppe_source(MPS_SOURCE_MIXED, R(0.01), R(1000.0), R(1e-3), R(0.05), R(0.0)) > R(0.0));
+    assert_true(mps_ppe_source(MPS_SOURCE_ECS, R(0.01), R(1000.0), R(1e-3), R(1.5), R(30.0), R(0.0)) == R(0.0));
+    assert_true(mps_ppe_source(MPS_SOURCE_MIXED, R(0.01), R(1000.0), R(1e-3), R(1.5), R(30.0), R(0.0)) > R(0.0));
     /* the sign of e reaches the density term, and |e| scales the divergence term either way */
-    real expanded = mps_ppe_source(MPS_SOURCE_ECS, R(0.01), R(1000.0), R(1e-3), R(-0.01), R(-2.0));
+    real expanded = mps_ppe_source(MPS_SOURCE_ECS, R(0.01), R(1000.0), R(1e-3), R(-0.3), R(30.0), R(-2.0));
     double want = -(1 + 0.01) * rho0 / dt * div - dt * fabs(div) * rho0 / (dt * dt) * 0.01;
     assert_true(fabs(expanded - want) <= 1e-5 * fabs(want));
 }

@@ -122,6 +122,16 @@ cat "$work/log"
 h4=$(grep '^| wcsph-dbc | 80 |' "$work/log" | head -1 | awk -F'|' '{ n = split($9, a, "/"); gsub(/ /, "", a[n]); print a[n] }')
 awk -v h="$h4" 'BEGIN { exit !(h ~ /^[0-9.]+$/ && h >= 0.4 && h <= 0.6) }' ||
     { echo "FAIL H4's highest level '$h4' at dp = 0.08 not in 0.4..0.6 m"; fails=$((fails + 1)); }
+# --repeats 2 with --reuse: a second run into its _r2; on the CPU the two are the same bits, so both
+# count alike (P1 reads no peak at this spacing; the sensors read alike in both)
+/usr/bin/python3 "$src/tools/validate" "$exe" "$real" --cases spheric --spacings 0.08 --schemes wcsph-dbc \
+    --t-end 0.5 --backend cpu --reuse --repeats 2 >"$work/log" 2>&1 ||
+    { echo "FAIL tools/validate spheric --repeats 2:"; cat "$work/log"; fails=$((fails + 1)); }
+[ -s "$real/spheric_wcsph-dbc_80mm_r2/probes.csv" ] || { echo "FAIL no second spheric run"; fails=$((fails + 1)); }
+grep '^| wcsph-dbc | 80 |' "$work/log" | head -1 |
+    grep -qE '\(2 runs: P1 reads no peak in any; every sensor from its arrival in [02] of 2\)' ||
+    { echo "FAIL the spheric row's note over 2 runs: $(grep '^| wcsph-dbc | 80 |' "$work/log" | head -1)"
+      fails=$((fails + 1)); }
 /usr/bin/python3 "$src/tools/validate" "$exe" "$work/bad" --cases spheric --spacings 0.2 >"$work/log" 2>&1 &&
     { echo "FAIL --spacings 0.2 accepted"; fails=$((fails + 1)); }
 grep -q "0.005..0.1 m" "$work/log" || { echo "FAIL no message for a spacing out of range"; fails=$((fails + 1)); }

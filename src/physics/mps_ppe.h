@@ -70,17 +70,19 @@ HD static inline real mps_admissible_pressure(uint8_t c, real p, int clamp)
     return clamp && p < R(0.0) ? R(0.0) : p;
 }
 
-/* The Poisson source b_i (header) of a particle with a pressure unknown, from its density error
- * e = (n - n0)/n0 (n^k for the mixed and ECS sources, n* for the density source) and the divergence
- * of u* (0 for the density source). k_density: gamma (mixed) or the relaxation factor (density). */
-HD static inline real mps_ppe_source(int kind, real k_density, real rho0, real dt, real e, real div)
+/* The Poisson source b_i (header) of a particle with a pressure unknown, from n - n0 (n^k for the
+ * mixed and ECS sources, n* for the density source) and the divergence of u* (0 for the density
+ * source). k_density: gamma (mixed) or the relaxation factor (density). The density term is rounded
+ * in the order it always was (test_bitwise_reference holds runs to their bits). */
+HD static inline real mps_ppe_source(int kind, real k_density, real rho0, real dt, real dn, real n0, real div)
 {
     if (kind == MPS_SOURCE_ECS) {
+        real e = dn / n0;
         real rate = -div; /* (Dn/Dt)/n0 */
         real e_abs = e < R(0.0) ? -e : e, step_abs = dt * (rate < R(0.0) ? -rate : rate);
         return (R(1.0) + e_abs) * rho0 / dt * rate + step_abs * rho0 / (dt * dt) * e;
     }
-    real b = k_density * rho0 / (dt * dt) * e;
+    real b = k_density * rho0 / (dt * dt) * dn / n0;
     if (kind == MPS_SOURCE_MIXED)
         b -= (R(1.0) - k_density) * rho0 / dt * div;
     return b;

@@ -444,7 +444,7 @@ HD static inline void mps_ppe_setup_pass_finish(const pass_ctx *c, const mps_par
      * divergence term takes care of this step's motion */
     real n_src = at_start ? PASS_FIELD(c, MS_N_START)[i] : PASS_FIELD(c, MS_N)[i];
     real div = at_start ? (real)P->dim / P->mps.n0_n * s->div : R(0.0);
-    b[i] = mps_ppe_source(P->mps.source, k_density, P->rho0, dt, (n_src - n0) / n0, div);
+    b[i] = mps_ppe_source(P->mps.source, k_density, P->rho0, dt, n_src - n0, n0, div);
     x[i] = f[PF_P][i] > 0 ? f[PF_P][i] : 0; /* warm start from the last pressure */
 }
 
