@@ -16,7 +16,7 @@
  *         Tanaka & Masunaga 2010, J. Comput. Phys. 229:4279, eq. 24; n^k at the start of the step)
  *   b_i = -(1 + |e|)(rho0/dt) div u*_i + |dt div u*_i| (rho0/dt^2) e,  e = (n^k_i - n0)/n0
  *         (the divergence source with the error-compensating parts of Khayyer & Gotoh 2011,
- *         J. Comput. Phys. 230:3093, eq. 32, their (Dn/Dt)/n0 taken as -div u*: both weights
+ *         J. Comput. Phys. 230:3093; their (Dn/Dt)/n0 taken as -div u*: both weights
  *         follow the particle's own state, where the mixed source fixes gamma; mps_ppe_source)
  * Divergence model (Koshizuka & Oka 1996, eq. 7 applied to u . r):
  *   <div u>_i = d/n0 sum_j (u_j - u_i) . r_ij w_ij / |r_ij|^2.
