@@ -28,6 +28,10 @@ peak=$(printf '%s\n' "$row" | awk -F'|' '{ gsub(/ /, "", $5); print $5 }')
 awk -v p="$peak" 'BEGIN { exit !(p ~ /^[0-9]+(\.[0-9]+)?$/ && p + 0 > 0) }' ||
     { echo "FAIL sensor-1 peak '$peak' is not a finite positive number"; fails=$((fails + 1)); }
 [ -s "$work/out/mps_20/probes.csv" ] || { echo "FAIL no probes.csv"; fails=$((fails + 1)); }
+# sensor 1's noise after the impact (t* 2.7-3.0 here): a row-to-row RMS and a mean, both numbers
+noise=$(printf '%s\n' "$row" | awk -F'|' '{ sub(/^ +/, "", $11); sub(/ +$/, "", $11); print $11 }')
+printf '%s\n' "$noise" | grep -qE '^[0-9]+\.[0-9]{2} \(mean -?[0-9]+\.[0-9]{2}\)$' ||
+    { echo "FAIL sensor 1's noise cell '$noise' is not 'RMS (mean M)'"; fails=$((fails + 1)); }
 # --repeats 2 with --reuse: the first run kept, a second made into mps_20_r2; on the CPU the two are
 # the same bits, so the spread is one number
 /usr/bin/python3 "$src/tools/validate" "$exe" "$work/out" --backend cpu --resolutions 20 \
