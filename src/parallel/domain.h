@@ -92,10 +92,10 @@ size_t domain_total_particles(const sim *s);
 
 /* Collects every rank's particles into the root's s->p (ids unchanged, ranks one after another)
  * for output and checkpoints; the other ranks keep theirs. The host arrays are made current first
- * (domain_settle, then sim_sync_host; on one rank only the latter), so a caller reads s->p after. fields: bit k gathers real field k
- * (DOMAIN_GATHER_ALL every one, a checkpoint's; a snapshot needs only what it writes), the others
- * are zero on the root; ids, kinds and tags always come. domain_ungather gives the root its own
- * back. */
+ * (domain_settle, then sim_sync_host; on one rank only the latter), so a caller reads s->p after.
+ * fields: bit k gathers real field k (DOMAIN_GATHER_ALL every one, a checkpoint's; a snapshot needs
+ * only what it writes), the others are zero on the root; ids, kinds and tags always come.
+ * domain_ungather gives the root its own back. */
 #define DOMAIN_GATHER_ALL 0xffffffffu
 #define DOMAIN_GATHER_CORE ((1u << PF_CORE) - 1u) /* positions, velocities, density, pressure */
 int domain_gather(sim *s, uint32_t fields, sl_err *err);

@@ -1,4 +1,4 @@
-/* gpu_test.h: what every GPU test's main does first. */
+/* gpu_test.h: what every GPU test's main does first, and what the CPU-GPU comparisons share. */
 #ifndef SLUICE_GPU_TEST_H
 #define SLUICE_GPU_TEST_H
 
@@ -18,5 +18,12 @@
         }                                                                                     \
         setvbuf(stdout, NULL, _IOLBF, 0);                                                     \
     } while (0)
+
+/* qsort's ascending order of doubles (the differences' percentiles of the comparisons). */
+static inline int gpu_test_by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
 
 #endif

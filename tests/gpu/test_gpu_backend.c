@@ -293,12 +293,6 @@ static real *run(const backend *be, const char *method, int integrator, const ch
     return out;
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* After 200 steps (t ~ 0.03 s, the column just starting to fall) the CPU and GPU runs differ by
  * float rounding (fused multiply-adds, pow, CG dot products summed in another order, and on the
  * GPU the neighbour passes' approximate float division and square root, within 2 ulp: CMakeLists)
@@ -352,8 +346,8 @@ static void cpu_and_gpu_agree(const char *method, int integrator, const char *so
             vworst = fmax(vworst, fabs(dv));
         }
     }
-    qsort(dx, n, sizeof *dx, by_value);
-    qsort(dv2, n, sizeof *dv2, by_value);
+    qsort(dx, n, sizeof *dx, gpu_test_by_value);
+    qsort(dv2, n, sizeof *dv2, gpu_test_by_value);
     double worst = dx[n - 1], worst_kept = dx[n - 1 - trimmed], vdiff2 = 0;
     for (size_t i = 0; i + trimmed < n; ++i)
         vdiff2 += dv2[i];

@@ -38,12 +38,6 @@
     "             { type = \"obstacle\"; min = [0.24, 0.0]; max = [0.36, 0.1]; layers = 3;\n"      \
     "               motion = { law = \"gate\"; velocity = [0.0, 0.4]; start = 0.002; ramp = 0.005; }; } );\n"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static real *run(const backend *be, const char *method, const char *boundary, const char *law, long steps,
                  size_t *count, double *dp, double *t)
 {
@@ -107,7 +101,7 @@ static void agree(const char *method, const char *boundary, const char *law)
         if (is_fluid)
             apart[nf++] = sqrt(d2) / dp;
     }
-    qsort(apart, nf, sizeof *apart, cmp_double);
+    qsort(apart, nf, sizeof *apart, gpu_test_by_value);
     const double fluid = apart[nf - 1], median = apart[nf / 2], p99 = apart[nf - 1 - nf / 100];
     printf("%s, %s, %s: after %ld steps the walls differ by at most %.3g float ulp, the fluid by %.3g dp (median "
            "%.3g, 99th percentile %.3g, %zu fluid particles)\n",
