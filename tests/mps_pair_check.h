@@ -70,8 +70,9 @@ static const char *layout_domain(enum layout lay, int dim)
 static const mps_case mps_cases[] = {
     /* stabilised MPS gradient (two sweeps), MPS viscous Laplacian, mixed source (divergence) */
     {"mps", "mps", "operators = \"mps\"; weight = \"quadratic\"; source = \"mixed\";"},
-    /* KO weight, plain gradient, density source */
-    {"mps-ko", "mps", "operators = \"mps\"; weight = \"ko\"; gradient_stabilised = false; source = \"density\";"},
+    /* KO weight, plain gradient, density source, dynamic stabilisation in place of the collisions */
+    {"mps-ko", "mps", "operators = \"mps\"; weight = \"ko\"; gradient_stabilised = false; source = \"density\"; "
+                      "collision_model = \"dynamic\"; collision_distance = 0.8;"},
     /* stabilised LSMPS gradient with its MPS fallback (up to four sweeps), LSMPS Laplacian */
     {"lsmps", "mps", "operators = \"lsmps\"; weight = \"quadratic\"; source = \"mixed\";"},
     /* explicit: symmetric gradient, equation of state, wall pressure */

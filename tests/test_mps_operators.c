@@ -20,6 +20,7 @@
 
 #include "grid/nbr_grid.h"
 #include "physics/lsmps.h"
+#include "physics/mps_collision.h"
 #include "physics/mps_lattice.h"
 #include "physics/mps_operators.h"
 #include "physics/mps_ppe.h"
@@ -1027,6 +1028,81 @@ static void test_ppe_sources(void **state)
     assert_true(fabs(expanded - want) <= 1e-5 * fabs(want));
 }
 
+/* The two collision laws (mps_collision.h) on one pair of fluid particles 0.6 l0 apart along a
+ * skew direction in 3D, with alpha = 0.8. Each law's du_i and du_j, summed over the pair from both
+ * ends as the gather pass does. Tolerance 1e-5 relative to l0 (or to the speed): float's rounding
+ * of a square root and a few products. */
+static void collision_of(const mps_collision_law *L, const mps_particle *a, const mps_particle *b, real du_a[3],
+                         real du_b[3])
+{
+    for (int d = 0; d < 3; ++d)
+        du_a[d] = du_b[d] = R(0.0);
+    mps_collision_pair(3, NULL, ~0u, L, a, 0, b, 1, du_a);
+    mps_collision_pair(3, NULL, ~0u, L, b, 1, a, 0, du_b);
+}
+
+static void test_collision_laws(void **state)
+{
+    (void)state;
+    const double l0 = 0.01, dt = 1e-3, r0 = 0.6 * l0;
+    const double n[3] = {2.0 / 3.0, -1.0 / 3.0, 2.0 / 3.0}; /* unit */
+    mps_params M;
+    memset(&M, 0, sizeof M);
+    M.collision_distance = (real)(0.8 * l0);
+    M.restitution = R(0.2);
+    mps_particle a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    a.cls = b.cls = MC_FLUID;
+    b.x = (real)(r0 * n[0]), b.y = (real)(r0 * n[1]), b.z = (real)(r0 * n[2]);
+    for (int receding = 0; receding < 2; ++receding) {
+        /* a moves along +-n at 0.3 m/s and across it at 0.2 m/s; b is still */
+        double along = receding ? -0.3 : 0.3;
+        a.u[0] = (real)(along * n[0] + 0.2 * n[1]);
+        a.u[1] = (real)(along * n[1] - 0.2 * n[0]);
+        a.u[2] = (real)(along * n[2]);
+        real da[3], db[3];
+        /* dynamic: the pair moved apart to exactly d within the step, whatever its velocities */
+        M.collision_model = MPS_COLLISION_DYNAMIC;
+        mps_collision_law L = mps_collision_law_of(&M, (real)dt);
+        collision_of(&L, &a, &b, da, db);
+        double gap = 0;
+        for (int d = 0; d < 3; ++d) {
+            double xa = dt * da[d], xb = (d == 0 ? b.x : d == 1 ? b.y : b.z) + dt * db[d];
+            gap += (xb - xa) * (xb - xa);
+            assert_true(fabs((double)da[d] + (double)db[d]) <= 1e-6); /* momentum */
+            /* along the line of centres only */
+            assert_true(fabs((double)da[d] - (double)da[0] / n[0] * n[d]) <= 1e-5 * 0.1);
+        }
+        printf("dynamic, %s: separation %.6g l0 after the step (want 0.8)\n", receding ? "receding" : "approaching",
+               sqrt(gap) / l0);
+        assert_true(fabs(sqrt(gap) - 0.8 * l0) <= 1e-5 * l0);
+        /* koshizuka: only the approaching pair, its normal relative speed reversed to e times */
+        M.collision_model = MPS_COLLISION_KOSHIZUKA;
+        L = mps_collision_law_of(&M, (real)dt);
+        collision_of(&L, &a, &b, da, db);
+        double rel = 0;
+        for (int d = 0; d < 3; ++d)
+            rel += ((double)a.u[d] + da[d] - db[d]) * n[d];
+        if (receding) {
+            assert_true(da[0] == 0 && da[1] == 0 && da[2] == 0 && db[0] == 0 && db[1] == 0 && db[2] == 0);
+        } else {
+            printf("koshizuka: normal relative speed %.6g after (want %.6g)\n", rel, -0.2 * 0.3);
+            assert_true(fabs(rel - (-0.2 * 0.3)) <= 1e-5 * 0.3);
+        }
+    }
+    /* neither law acts beyond the distance */
+    b.x = (real)(0.81 * l0), b.y = b.z = R(0.0);
+    a.u[0] = R(1.0), a.u[1] = a.u[2] = R(0.0);
+    for (int model = 0; model < 2; ++model) {
+        M.collision_model = model;
+        mps_collision_law L = mps_collision_law_of(&M, (real)dt);
+        real da[3], db[3];
+        collision_of(&L, &a, &b, da, db);
+        assert_true(da[0] == 0 && db[0] == 0);
+    }
+}
+
 int main(void)
 {
     /* The operators run serially here; OpenMP only parallelises the grid builds, whose many short
@@ -1039,6 +1115,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_weights),
         cmocka_unit_test(test_ppe_sources),
+        cmocka_unit_test(test_collision_laws),
         cmocka_unit_test(test_lattice_constants),
         cmocka_unit_test(test_mps_regular_lattice),
         cmocka_unit_test(test_mps_laplacian_perturbed),

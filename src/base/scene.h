@@ -103,6 +103,8 @@ enum mps_operator_kind { MPS_OPERATORS_MPS, MPS_OPERATORS_LSMPS };
 enum mps_weight_name { MPS_WEIGHT_NAME_KO, MPS_WEIGHT_NAME_QUADRATIC };
 enum mps_domain_kind { MPS_DOMAIN_SPHERICAL, MPS_DOMAIN_CUBIC };
 enum mps_source_kind { MPS_SOURCE_DENSITY, MPS_SOURCE_MIXED, MPS_SOURCE_ECS };
+/* What a pair closer than mps.collision_distance does (physics/mps_collision.h). */
+enum mps_collision_kind { MPS_COLLISION_KOSHIZUKA, MPS_COLLISION_DYNAMIC };
 enum mps_wall_pressure_kind { MPS_WALL_PRESSURE_EXTRAPOLATED, MPS_WALL_PRESSURE_NUMBER_DENSITY };
 enum mps_preconditioner_kind { MPS_PRECONDITIONER_JACOBI, MPS_PRECONDITIONER_MULTIGRID };
 
@@ -116,6 +118,7 @@ typedef struct scene_mps {
     double surface_beta;              /* free surface where n* < beta n0 */
     double collision_distance;        /* pairs closer than this, in spacings, collide */
     double collision_restitution;     /* coefficient of restitution of those collisions */
+    enum mps_collision_kind collision_model; /* inelastic collision, or dynamic stabilisation */
     enum mps_source_kind source;      /* pressure Poisson source term */
     double mixed_gamma;               /* weight of the density term in the mixed source */
     double relaxation;                /* factor on the density source (Koshizuka et al. 2018: 0.2) */

@@ -44,7 +44,7 @@ HD static inline void floating_mps_force_body(const pass_ctx *c, int32_t j)
     mps_particle b = pressure ? mps_pass_particle(c, j, 1, f[PF_P], 0, 0) : mps_pass_velocity(c, j);
     mps_scope lap = mps_pass_scope(c, mps_kernel_lap(P), MC_MASK_ALL);
     mps_scope grad = mps_pass_scope(c, mps_kernel_n(P), MC_MASK_PRESSURE);
-    real distance = P->mps.collision_distance;
+    mps_collision_law law = mps_collision_law_of(&P->mps, c->a.dt);
     real sum[3] = {0, 0, 0}, cc[3] = {0, 0, 0};
     NBR_FOR_CANDIDATES(&c->nb, j, i, {
         if (mps_class_is_fluid(c->tag[i])) {
@@ -53,8 +53,7 @@ HD static inline void floating_mps_force_body(const pass_ctx *c, int32_t j)
                 mps_laplacian_pair(&lap, &a, i, &b, j, nv, sum);
             } else if (stage == FLOAT_MPS_COLLISION) {
                 mps_particle a = mps_pass_velocity(c, i);
-                mps_collision_pair(dim, &P->periodic, MC_MASK_ALL, distance * distance, P->mps.restitution, &a, i,
-                                   &b, j, sum);
+                mps_collision_pair(dim, &P->periodic, MC_MASK_ALL, &law, &a, i, &b, j, sum);
             } else if (P->mps.is_explicit) {
                 mps_particle a = mps_pass_particle(c, i, 1, f[PF_P], 0, 0);
                 mps_symmetric_gradient_pair(&grad, &a, i, &b, j, sum);

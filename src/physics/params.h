@@ -22,6 +22,7 @@ typedef struct mps_params {
     real beta;            /* free surface where n < beta n0 */
     real collision_distance; /* metres */
     real restitution;     /* of the collisions */
+    int collision_model;  /* enum mps_collision_kind */
     real mixed_gamma;
     real relaxation;      /* factor on the density source */
     real compressibility; /* 1/Pa */

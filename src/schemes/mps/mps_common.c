@@ -67,6 +67,7 @@ int mps_setup(sim *s, int is_explicit, sl_err *err)
     M->beta = (real)sc->mps.surface_beta;
     M->collision_distance = (real)(sc->mps.collision_distance * l0);
     M->restitution = (real)sc->mps.collision_restitution;
+    M->collision_model = sc->mps.collision_model;
     M->mixed_gamma = (real)sc->mps.mixed_gamma;
     M->relaxation = (real)sc->mps.relaxation;
     M->compressibility = (real)sc->mps.compressibility;

@@ -254,7 +254,8 @@ HD static inline void mps_predict_body(const pass_ctx *c, int32_t i)
     }
 }
 
-/* ---- collision: the velocity change into gx..gz (free until the pressure gradient) ---- */
+/* ---- collision: the velocity change of the collision law (mps_collision.h) into gx..gz (free until
+ * the pressure gradient) ---- */
 
 typedef struct mps_collision_pass_acc {
     int on;
@@ -278,8 +279,8 @@ HD static inline int mps_collision_pass_begin(const pass_ctx *c, const mps_parti
 HD static inline void mps_collision_pass_add(const pass_ctx *c, const mps_particle *a, int32_t i,
                                              const mps_particle *b, int32_t j, mps_collision_pass_acc *s)
 {
-    real distance = c->P.mps.collision_distance;
-    mps_collision_pair(c->P.dim, &c->P.periodic, MC_MASK_ALL, distance * distance, c->P.mps.restitution, a, i, b, j, s->du);
+    mps_collision_law law = mps_collision_law_of(&c->P.mps, c->a.dt);
+    mps_collision_pair(c->P.dim, &c->P.periodic, MC_MASK_ALL, &law, a, i, b, j, s->du);
 }
 
 MPS_PASS_ONE_SWEEP(collision)

@@ -12,12 +12,14 @@ _Static_assert(sizeof(enum mps_operator_kind) == sizeof(int), "enum mps_operator
 _Static_assert(sizeof(enum mps_weight_name) == sizeof(int), "enum mps_weight_name is stored as an int");
 _Static_assert(sizeof(enum mps_domain_kind) == sizeof(int), "enum mps_domain_kind is stored as an int");
 _Static_assert(sizeof(enum mps_source_kind) == sizeof(int), "enum mps_source_kind is stored as an int");
+_Static_assert(sizeof(enum mps_collision_kind) == sizeof(int), "enum mps_collision_kind is stored as an int");
 _Static_assert(sizeof(enum mps_preconditioner_kind) == sizeof(int), "enum mps_preconditioner_kind is stored as an int");
 
 static const char *const mps_operator_names[] = {"mps", "lsmps", NULL};
 static const char *const mps_weight_names[] = {"ko", "quadratic", NULL}; /* enum mps_weight_name order */
 static const char *const mps_domain_names[] = {"spherical", "cubic", NULL};
 static const char *const mps_source_names[] = {"density", "mixed", "ecs", NULL};
+static const char *const mps_collision_names[] = {"koshizuka", "dynamic", NULL};
 static const char *const mps_wall_pressure_names[] = {"extrapolated", "number_density", NULL};
 static const char *const mps_preconditioner_names[] = {"jacobi", "multigrid", NULL};
 
@@ -46,6 +48,12 @@ const scene_key mps_scene_keys[] = {
             "tools/mps-stability-study stable; 0 turns collisions off"},
     {.name = "collision_restitution", .type = KT_REAL, .offset = S(mps.collision_restitution), .lo = 0.0,
      .hi = 1.0, .def = {0.2}, .units = "", .doc = "coefficient of restitution of those collisions"},
+    {.name = "collision_model", .type = KT_ENUM, .offset = S(mps.collision_model), .names = mps_collision_names,
+     .def = {MPS_COLLISION_KOSHIZUKA}, .units = "",
+     .doc = "what a pair closer than collision_distance does: koshizuka (an approaching pair collides "
+            "inelastically, Koshizuka et al. 2018) or dynamic (every such pair is pushed back to the distance "
+            "within the step with the momentum that takes, dynamic stabilisation after Tsuruta, Khayyer & "
+            "Gotoh 2013; collision_restitution unused)"},
     {.name = "source", .type = KT_ENUM, .offset = S(mps.source), .names = mps_source_names,
      .def = {MPS_SOURCE_MIXED}, .units = "",
      .doc = "pressure Poisson source: mixed (velocity divergence + density, Tanaka & Masunaga 2010), density "

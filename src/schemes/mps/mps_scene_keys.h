@@ -8,7 +8,7 @@
 /* A number rather than an extern const int: the loader's group table is a static initializer and
  * needs the count as a constant. mps_scene_keys.c does not compile when its rows and this count
  * differ, so a new key means bumping it. */
-#define MPS_SCENE_KEY_COUNT 20
+#define MPS_SCENE_KEY_COUNT 21
 
 extern const scene_key mps_scene_keys[]; /* MPS_SCENE_KEY_COUNT rows */
 
