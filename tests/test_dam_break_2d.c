@@ -212,9 +212,9 @@ static void test_wcsph_surge_front(void **state)
     scene_free(&sc);
 }
 
-/* The MPS schemes lead the experiment (docs/validation.md): with the body front RMS 0.24 (MPS) and
- * 0.26 (explicit MPS) in float, 0.23 and 0.26 in double: a lead in time set up while the
- * front accelerates. The MPS issue's bound of 0.15 is not met yet. The bound 0.3 guards against
+/* The MPS schemes lead the experiment (docs/validation.md): with the body front RMS 0.23 (MPS, dynamic
+ * stabilisation from 0.9 l0) and 0.26 (explicit MPS) in float, explicit MPS 0.26 in double: a lead
+ * in time set up while the front accelerates. The MPS issue's bound of 0.15 is not met yet. The bound 0.3 guards against
  * what an unstable run gives (RMS 4.3, particles thrown out) and the CG assertion against
  * unconverged solves. */
 static void test_mps_surge_front(void **state)
