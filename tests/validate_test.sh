@@ -155,5 +155,28 @@ grep -q '^  cfl = 0.2;' "$sph/spheric_mps_18.3mm.cfg" ||
 /usr/bin/python3 "$src/tools/validate" "$exe" "$work/bad" --cases spheric --cfl 2 >"$work/log" 2>&1 &&
     { echo "FAIL --cfl 2 accepted"; fails=$((fails + 1)); }
 grep -q "outside 0.05..1.0" "$work/log" || { echo "FAIL no message for a CFL number out of range"; fails=$((fails + 1)); }
+# mps-ds: dynamic stabilisation from 0.9 spacings in both cases' variants; --collision-distance sets
+# the distance of any MPS variant (and leaves the WCSPH ones alone); all pass `sluice check`
+/usr/bin/python3 "$src/tools/validate" "$exe" "$work/ds" --cases lobovsky,spheric --resolutions 40 \
+    --spacings 0.0275 --schemes mps-ds,mps,wcsph-dbc --report >"$work/log" 2>&1 ||
+    { echo "FAIL tools/validate --schemes mps-ds,mps,wcsph-dbc --report:"; cat "$work/log"; fails=$((fails + 1)); }
+/usr/bin/python3 "$src/tools/validate" "$exe" "$work/ds7" --cases lobovsky,spheric --resolutions 40 \
+    --spacings 0.0275 --schemes mps-ds,mps,wcsph-dbc --collision-distance 0.7 --report >"$work/log" 2>&1 ||
+    { echo "FAIL tools/validate --collision-distance 0.7 --report:"; cat "$work/log"; fails=$((fails + 1)); }
+expect_collision() { # CFG DISTANCE MODEL(dynamic|none)
+    grep -q "collision_distance = $2;" "$1" && [ "$(grep -c 'collision_distance' "$1")" = 1 ] ||
+        { echo "FAIL $1 does not set collision_distance = $2:"; grep -n collision "$1"; fails=$((fails + 1)); }
+    if [ "$3" = dynamic ]; then grep -q 'collision_model = "dynamic";' "$1"; else ! grep -q collision_model "$1"; fi ||
+        { echo "FAIL $1: collision_model not as $3:"; grep -n collision "$1"; fails=$((fails + 1)); }
+    "$exe" check "$1" >"$work/check.log" 2>&1 || { echo "FAIL sluice check $1:"; cat "$work/check.log"; fails=$((fails + 1)); }
+}
+for c in mps-ds_40 spheric_mps-ds_27.5mm; do expect_collision "$work/ds/$c.cfg" 0.9 dynamic; expect_collision "$work/ds7/$c.cfg" 0.7 dynamic; done
+for c in mps_40 spheric_mps_27.5mm; do expect_collision "$work/ds/$c.cfg" 0.8 none; expect_collision "$work/ds7/$c.cfg" 0.7 none; done
+for c in wcsph-dbc_40 spheric_wcsph-dbc_27.5mm; do
+    ! grep -q collision "$work/ds7/$c.cfg" || { echo "FAIL --collision-distance edits the WCSPH variant $c"; fails=$((fails + 1)); }
+done
+/usr/bin/python3 "$src/tools/validate" "$exe" "$work/bad" --collision-distance 1.5 >"$work/log" 2>&1 &&
+    { echo "FAIL --collision-distance 1.5 accepted"; fails=$((fails + 1)); }
+grep -q "outside 0.1..1.0" "$work/log" || { echo "FAIL no message for a collision distance out of range"; fails=$((fails + 1)); }
 echo "$fails failure(s)"
 [ "$fails" -eq 0 ]
