@@ -11,13 +11,15 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 source tests/check.sh # check NAME COMMAND..., $fails
 tools/bench-scenes "$out" >/dev/null || { echo "FAIL tools/bench-scenes exited $?"; exit 1; }
-for f in sph6_wcsph sph6_mps_c4; do
+for f in sph6_wcsph sph6_mps_c4 sph6_mps_ds; do
     "$exe" check "$out/$f.cfg" >"$out/$f.check" 2>&1
     check "$f.cfg passes sluice check" test $? -eq 0
 done
 check "sph6_mps_c4 runs semi-implicit MPS" grep -q "^method *mps (semi-implicit MPS" "$out/sph6_mps_c4.check"
 check "sph6_mps_c4 at CFL 0.4" grep -q "(CFL 0.4)" "$out/sph6_mps_c4.check"
 check "sph6_mps_c4 has the mps block" grep -q '^mps = { operators = "mps";' "$out/sph6_mps_c4.cfg"
+check "sph6_mps_ds is sph6_mps_c4 with the dynamic law from 0.9 l0" bash -c \
+    "diff $out/sph6_mps_c4.cfg $out/sph6_mps_ds.cfg | grep -c '^[<>]' | grep -qx 2 && grep -q 'collision_distance = 0.9; collision_model = \"dynamic\";' $out/sph6_mps_ds.cfg"
 check "sph6_wcsph snapshots every 1 s" grep -q "every 1 s" "$out/sph6_wcsph.check"
 for pair in 1:0.00354 2:0.00281 4:0.00223; do
     check "s${pair%%:*}.cfg at spacing ${pair#*:}" \
