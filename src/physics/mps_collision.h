@@ -1,6 +1,6 @@
 /* mps_collision.h: what MPS does with a pair of particles closer than alpha l0
- * (mps.collision_distance, in spacings: 0.5 by default as in Koshizuka et al.; the semi-implicit dam
- * break needs 0.8 to stay stable, docs/validation.md), in gather form. n_ij = (x_j - x_i)/|x_j - x_i|.
+ * (mps.collision_distance, in spacings: 0.5 by default as in Koshizuka et al.; with it the semi-implicit
+ * dam break blows up in some runs, docs/validation.md), in gather form. n_ij = (x_j - x_i)/|x_j - x_i|.
  *
  * mps.collision_model = "koshizuka" (the default): an approaching pair exchanges momentum along its
  * line of centres as in an inelastic collision with restitution e (mps.collision_restitution, 0.2
