@@ -156,6 +156,34 @@ static void test_reaction_emps(void **state)
     reaction_case("emps", "");
 }
 
+/* The collisions' term (pass mps.collision: the velocity change du over the step, the acceleration
+ * du / dt) at the same state, for both collision laws (mps_collision.h), from 0.95 spacings so that
+ * the body, having moved 2.5 cm into the water, has pairs within reach: the body takes minus the
+ * fluid's change, the same check and tolerance as above. */
+static void test_reaction_collision(void **state)
+{
+    (void)state;
+    const char *laws[] = {"koshizuka", "dynamic"};
+    for (int k = 0; k < 2; ++k) {
+        char mps[160];
+        snprintf(mps, sizeof mps, "collision_distance = 0.95; collision_model = \"%s\";", laws[k]);
+        scene sc;
+        sim s;
+        load_momentum("mps", mps, &sc, &s);
+        run_until(&s, 0.05);
+        sl_err err;
+        if (s.be->build_cells(&s, &err))
+            fail_msg("%s", err.msg);
+        const int *slot = s.args.slot;
+        char what[64];
+        snprintf(what, sizeof what, "collision (%s)", laws[k]);
+        check_reaction(&s, &mps_collision_pass, slot[MS_GX], slot[MS_GY], 1.0 / (double)s.args.dt,
+                       FLOAT_MPS_COLLISION, what);
+        sim_free(&s);
+        scene_free(&sc);
+    }
+}
+
 /* ---- momentum ---------------------------------------------------------------------------------- */
 
 /* Explicit MPS: every pair term of its step is antisymmetric (the symmetric gradient, the Laplacian,
@@ -341,6 +369,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reaction_mps),
         cmocka_unit_test(test_reaction_emps),
+        cmocka_unit_test(test_reaction_collision),
         cmocka_unit_test(test_momentum_emps),
         cmocka_unit_test(test_momentum_mps),
         cmocka_unit_test(test_archimedes_emps),
