@@ -12,8 +12,9 @@
  * Comput. Fluids 82:158). Every pair closer than d = alpha l0, approaching or not, gets the momentum
  * that carries it back to d within the step, shared as equal masses share it:
  *   du_i = -(d - |x_j - x_i|) / (2 dt) n_ij,
- * so the pass's position change dt du moves the pair apart by exactly d - r. The paper adds this
- * term beside the pressure gradient after the solve; here it takes the collision model's place
+ * so the pass's position change dt du moves the pair apart by exactly d - r (this form is ours, not
+ * checked against the paper's). The paper adds its term beside the pressure gradient after the
+ * solve; here it takes the collision model's place
  * (after the prediction, before the number density), so that the Poisson equation sees the pair at
  * d rather than the spike in the number density that a close pair makes (docs/validation.md, "What
  * drives the noise: the collision distance").
