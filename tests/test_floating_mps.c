@@ -128,15 +128,21 @@ static void check_reaction(sim *s, const pass *fp, int fx, int fy, double scale,
  * acceleration -grad p / rho0), for semi-implicit MPS with the plain gradient (phat_i = p_i: hiding
  * the body leaves phat unchanged; the stabilised one takes the same pair function with the stored
  * phat_i) and explicit MPS's symmetric gradient. */
+/* The momentum scene at t = 0.05 s with its cells built, where the reaction checks look. */
+static void reaction_state(const char *method, const char *mps, scene *sc, sim *s)
+{
+    load_momentum(method, mps, sc, s);
+    run_until(s, 0.05); /* explicit MPS: the pressure in front of the body has built up (5 steps of MPS, 130 of EMPS) */
+    sl_err err;
+    if (s->be->build_cells(s, &err))
+        fail_msg("%s", err.msg);
+}
+
 static void reaction_case(const char *method, const char *mps)
 {
     scene sc;
     sim s;
-    load_momentum(method, mps, &sc, &s);
-    run_until(&s, 0.05); /* explicit MPS: the pressure in front of the body has built up (5 steps of MPS, 130 of EMPS) */
-    sl_err err;
-    if (s.be->build_cells(&s, &err))
-        fail_msg("%s", err.msg);
+    reaction_state(method, mps, &sc, &s);
     const int *slot = s.args.slot;
     check_reaction(&s, &mps_accel_pass, slot[MS_AX], slot[MS_AY], 1.0, FLOAT_MPS_VISCOUS, "viscous");
     check_reaction(&s, &mps_gradient_pass, slot[MS_GX], slot[MS_GY], -1.0 / s.P.rho0, FLOAT_MPS_PRESSURE, "pressure");
@@ -169,11 +175,7 @@ static void test_reaction_collision(void **state)
         snprintf(mps, sizeof mps, "collision_distance = 0.95; collision_model = \"%s\";", laws[k]);
         scene sc;
         sim s;
-        load_momentum("mps", mps, &sc, &s);
-        run_until(&s, 0.05);
-        sl_err err;
-        if (s.be->build_cells(&s, &err))
-            fail_msg("%s", err.msg);
+        reaction_state("mps", mps, &sc, &s);
         const int *slot = s.args.slot;
         char what[64];
         snprintf(what, sizeof what, "collision (%s)", laws[k]);
