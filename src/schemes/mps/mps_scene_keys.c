@@ -44,7 +44,8 @@ const scene_key mps_scene_keys[] = {
      .flags = KF_LO_OPEN, .def = {0.97}, .units = "", .doc = "free surface where n* < beta n0"},
     {.name = "collision_distance", .type = KT_REAL, .offset = S(mps.collision_distance), .lo = 0.0, .hi = 1.0,
      .def = {0.5}, .units = "spacings",
-     .doc = "approaching pairs closer than this collide (Koshizuka et al. 2018); 0.8 keeps the dam breaks of "
+     .doc = "approaching pairs closer than this collide (Koshizuka et al. 2018), or with collision_model = "
+            "dynamic every pair is pushed back to it; 0.8 (collisions) and 0.9 (dynamic) keep the dam breaks of "
             "tools/mps-stability-study stable; 0 turns collisions off"},
     {.name = "collision_restitution", .type = KT_REAL, .offset = S(mps.collision_restitution), .lo = 0.0,
      .hi = 1.0, .def = {0.2}, .units = "", .doc = "coefficient of restitution of those collisions"},
